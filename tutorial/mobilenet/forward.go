@@ -1,0 +1,152 @@
+package mobilenet
+
+import (
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// BatchNormMomentum and BatchNormEpsilon are PyTorch's BatchNorm2d defaults.
+const (
+	BatchNormMomentum = 0.1
+	BatchNormEpsilon  = 1e-5
+)
+
+// Pass holds what one forward pass needs besides the input: the parameter values (float32 masters, in
+// Model.Params order), the dtype the convolutions and matrix products run in, whether it trains (batch statistics,
+// dropout) and, when it does, a GoMLX RNG state for dropout.
+type Pass struct {
+	Params  []*Node
+	Compute dtypes.DType // Float32, Float16 or BFloat16
+	Train   bool
+	RNG     *Node
+}
+
+// Output is the result of Model.Forward.
+type Output struct {
+	Logits *Node // [batch, classes], float32
+	// Updated has one entry per parameter: the new batch-norm running statistics in training, and the input value
+	// for every other parameter, so a caller can thread it straight into the next state.
+	Updated []*Node
+	RNG     *Node // the advanced RNG state (nil when not training)
+}
+
+// Forward runs MobileNetV2 on x [batch, height, width, 3] (already normalised, any float dtype; it is cast to
+// pass.Compute).
+//
+// Mixed precision follows what autocast does in the PyTorch tutorial: weights are kept in float32 and cast to the
+// compute dtype where they are used; convolutions and the classifier run in the compute dtype; batch-norm statistics
+// are accumulated in float32 (XLA fuses the conversion into the reduction, so nothing extra is stored), the
+// normalisation is applied in the compute dtype, and the logits are returned in float32 for the softmax and loss.
+func (m *Model) Forward(pass Pass, x *Node) Output {
+	f := &forward{m: m, pass: pass, updated: append([]*Node(nil), pass.Params...), rng: pass.RNG}
+	x = ConvertDType(x, pass.Compute)
+	x = f.convBNReLU(x, m.stem, 2)
+	for _, b := range m.blocks {
+		x = f.invertedResidual(x, b)
+	}
+	x = f.convBNReLU(x, m.last, 1)
+	// Global average pool, accumulated in float32.
+	x = ReduceMean(ConvertDType(x, accumulation(x.DType())), 1, 2)
+	if pass.Train && m.Dropout > 0 {
+		x = f.dropout(x)
+	}
+	w := ConvertDType(pass.Params[m.dense], pass.Compute)
+	logits := MatMul(ConvertDType(x, pass.Compute), w)
+	logits = Add(ConvertDType(logits, accumulation(logits.DType())), ExpandAxes(pass.Params[m.dense+1], 0))
+	return Output{Logits: logits, Updated: f.updated, RNG: f.rng}
+}
+
+type forward struct {
+	m       *Model
+	pass    Pass
+	updated []*Node
+	rng     *Node
+}
+
+func (f *forward) kernel(i int) *Node { return ConvertDType(f.pass.Params[i], f.pass.Compute) }
+
+// conv is a dense convolution with torchvision's padding (k−1)/2 and no bias.
+func (f *forward) conv(x *Node, i, stride int) *Node {
+	k := f.m.Params[i].Shape[0]
+	pad := (k - 1) / 2
+	return Convolve(x, f.kernel(i)).StridePerAxis(stride, stride).PaddingPerDim([][2]int{{pad, pad}, {pad, pad}}).Done()
+}
+
+// convBNReLU is the stem / last layer: conv, batch norm, ReLU6. i is the kernel index; its batch norm follows.
+func (f *forward) convBNReLU(x *Node, i, stride int) *Node {
+	return ReLU6(f.batchNorm(f.conv(x, i, stride), i+1))
+}
+
+func (f *forward) invertedResidual(x *Node, b block) *Node {
+	i := b.first
+	y := x
+	if b.expand {
+		y = ReLU6(f.batchNorm(f.conv(y, i, 1), i+1))
+		i += 5
+	}
+	y = ReLU6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride), i+1))
+	i += 5
+	y = f.batchNorm(f.conv(y, i, 1), i+1)
+	if b.residual {
+		y = Add(x, y)
+	}
+	return y
+}
+
+// ReLU6 is min(max(x, 0), 6).
+func ReLU6(x *Node) *Node { return ClipScalar(x, 0, 6) }
+
+// batchNorm normalises x [B,H,W,C] with the parameters starting at index i (γ, β, running mean, running var).
+// In training it uses the batch's statistics (biased variance) and records PyTorch's running-statistics update,
+// which uses the unbiased variance.
+func (f *forward) batchNorm(x *Node, i int) *Node {
+	p := f.pass.Params
+	gamma, beta, runMean, runVar := p[i], p[i+1], p[i+2], p[i+3]
+	var mean, variance *Node
+	if f.pass.Train {
+		xf := ConvertDType(x, accumulation(x.DType()))
+		mean = ReduceMean(xf, 0, 1, 2)
+		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
+		variance = MaxScalar(Sub(ReduceMean(Square(xf), 0, 1, 2), Square(mean)), 0)
+		n := float64(x.Shape().Dim(0) * x.Shape().Dim(1) * x.Shape().Dim(2))
+		unbiased := variance
+		if n > 1 {
+			unbiased = MulScalar(variance, n/(n-1))
+		}
+		const mom = BatchNormMomentum
+		f.updated[i+2] = Add(MulScalar(runMean, 1-mom), MulScalar(StopGradient(mean), mom))
+		f.updated[i+3] = Add(MulScalar(runVar, 1-mom), MulScalar(StopGradient(unbiased), mom))
+	} else {
+		mean, variance = runMean, runVar
+	}
+	scale := Div(gamma, Sqrt(AddScalar(variance, BatchNormEpsilon))) // GoMLX has no gradient for Rsqrt
+	shift := Sub(beta, Mul(mean, scale))
+	scale = Reshape(ConvertDType(scale, x.DType()), 1, 1, 1, -1)
+	shift = Reshape(ConvertDType(shift, x.DType()), 1, 1, 1, -1)
+	return Add(Mul(x, scale), shift)
+}
+
+// accumulation is the dtype statistics are accumulated in: float32 for every training precision, float64 when
+// the whole model runs in float64 (the reference gradient check).
+func accumulation(dt dtypes.DType) dtypes.DType {
+	if dt == dtypes.Float64 {
+		return dt
+	}
+	return dtypes.Float32
+}
+
+// dropout zeroes each activation with probability Dropout and scales the rest by 1/(1−Dropout), as nn.Dropout.
+func (f *forward) dropout(x *Node) *Node {
+	var u *Node
+	f.rng, u = RandomUniform(f.rng, shapes.Make(x.DType(), x.Shape().Dimensions...))
+	keep := GreaterOrEqual(u, Scalar(x.Graph(), x.DType(), f.m.Dropout))
+	return Where(keep, MulScalar(x, 1/(1-f.m.Dropout)), ZerosLike(x))
+}
+
+// CrossEntropy is the mean softmax cross-entropy of float32 logits [B, classes] against integer labels [B].
+func CrossEntropy(logits, labels *Node) *Node {
+	logp := LogSoftmax(logits, -1)
+	onehot := OneHot(labels, logits.Shape().Dim(-1), logits.DType())
+	return DivScalar(Neg(ReduceAllSum(Mul(logp, onehot))), float64(logits.Shape().Dim(0)))
+}

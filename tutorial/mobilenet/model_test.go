@@ -1,0 +1,90 @@
+package mobilenet
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// TestWholeModelGradient checks Gradient through the whole network (convolutions, the depthwise VJP, batch norm in
+// training mode, ReLU6, residuals, pooling, classifier, cross-entropy) in float64 at a tiny size against central
+// differences of the loss, for a sample of parameters of every kind.
+func TestWholeModelGradient(t *testing.T) {
+	backend := testBackend(t)
+	m := New(Config{NumClasses: 10, Width: 0.25, Dropout: 0})
+	const batch, size = 8, 32
+	rng := rand.New(rand.NewPCG(3, 4))
+	init := m.InitialValues(5)
+	params := make([][]float64, len(m.Params))
+	for i, v := range init {
+		params[i] = make([]float64, len(v))
+		for j, x := range v {
+			params[i][j] = float64(x)
+		}
+		if m.Params[i].Kind == BNScale || m.Params[i].Kind == BNBias {
+			for j := range params[i] { // away from γ=1, β=0 so their gradients are not special
+				params[i][j] += 0.1 * rng.NormFloat64()
+			}
+		}
+	}
+	x := randSlice(rng, batch*size*size*3)
+	labels := []int32{1, 7, 3, 1, 0, 9, 3, 5}
+
+	lossFn := func(inputs []*Node) []*Node {
+		np := len(m.Params)
+		out := m.Forward(Pass{Params: inputs[:np], Compute: dtypes.Float64, Train: true}, inputs[np])
+		loss := CrossEntropy(out.Logits, inputs[np+1])
+		outs := []*Node{loss}
+		for i, p := range m.Params {
+			if p.Trainable() {
+				outs = append(outs, Gradient(loss, inputs[i])[0])
+			}
+		}
+		return outs
+	}
+	exec := MustNewExec(backend, lossFn)
+	lossOnly := MustNewExec(backend, func(inputs []*Node) *Node { return lossFn(inputs)[0] })
+	args := func() []any {
+		args := make([]any, 0, len(params)+2)
+		for i, p := range m.Params {
+			args = append(args, tensors.FromFlatDataAndDimensions(params[i], p.Shape...))
+		}
+		return append(args, tensors.FromFlatDataAndDimensions(x, batch, size, size, 3), tensors.FromFlatDataAndDimensions(labels, batch))
+	}
+	outs := exec.MustCall(args()...)
+	loss := func() float64 { return tensors.MustCopyFlatData[float64](lossOnly.MustCall(args()...)[0])[0] }
+
+	gi := 1
+	checked := 0
+	for i, p := range m.Params {
+		if !p.Trainable() {
+			continue
+		}
+		grad := tensors.MustCopyFlatData[float64](outs[gi])
+		gi++
+		// Two random elements of every 6th trainable parameter, and of the first and last.
+		if i%8 != 0 && i != 0 && i < len(m.Params)-2 {
+			continue
+		}
+		for range 2 {
+			j := rng.IntN(len(params[i]))
+			orig := params[i][j]
+			const eps = 1e-7
+			params[i][j] = orig + eps
+			lp := loss()
+			params[i][j] = orig - eps
+			lm := loss()
+			params[i][j] = orig
+			num := (lp - lm) / (2 * eps)
+			if diff := math.Abs(num - grad[j]); diff > 1e-6+1e-4*math.Abs(num) {
+				t.Errorf("%s[%d]: gradient %.8g, numerical %.8g", p.Name, j, grad[j], num)
+			}
+			checked++
+		}
+	}
+	t.Logf("checked %d gradient elements", checked)
+}

@@ -1,0 +1,192 @@
+// Package mobilenet is torchvision's MobileNetV2 written against GoMLX's graph API, channels-last.
+//
+// The model is a plain function of an explicit list of tensors (Params) rather than GoMLX layers that own
+// variables in a model.Store: the training step has to run the same forward pass on float32 master weights cast to
+// float16/bfloat16, and also inside a While loop whose state is those tensors (several steps per Execute), which
+// is simple when the weights are ordinary graph values and awkward when layers fetch them from a store.
+package mobilenet
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Config selects the variant of MobileNetV2. The default is torchvision's mobilenet_v2(num_classes=10); Width below 1
+// shrinks every layer (torchvision's width_mult) so the CPU tests stay small.
+type Config struct {
+	NumClasses int     // 10 for CIFAR-10
+	Width      float64 // torchvision's width_mult; 1.0 is the published model
+	Dropout    float64 // before the classifier; 0.2 in torchvision
+}
+
+// Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.
+func Default() Config { return Config{NumClasses: 10, Width: 1.0, Dropout: 0.2} }
+
+// Kind says what a parameter is, which decides its initialisation and whether SGD updates it.
+type Kind int
+
+const (
+	ConvKernel  Kind = iota // [kH, kW, in/groups, out], kaiming normal (fan_out)
+	BNScale                 // γ, ones
+	BNBias                  // β, zeros
+	BNMean                  // running mean, zeros, not trainable
+	BNVar                   // running variance, ones, not trainable
+	DenseWeight             // [in, out], normal(0, 0.01)
+	DenseBias               // zeros
+)
+
+// Param describes one tensor of the model: its name (torchvision's state_dict name, for readers who compare),
+// shape, kind and, for kernels, the fan-out used by the initialiser.
+type Param struct {
+	Name   string
+	Shape  []int
+	Kind   Kind
+	FanOut int
+}
+
+// Trainable reports whether the optimiser updates the parameter (batch-norm running statistics are not).
+func (p Param) Trainable() bool { return p.Kind != BNMean && p.Kind != BNVar }
+
+// Size is the number of scalars in the parameter.
+func (p Param) Size() int {
+	n := 1
+	for _, d := range p.Shape {
+		n *= d
+	}
+	return n
+}
+
+// block is one inverted residual (or the stem/last conv, with expand = depthwise = false).
+type block struct {
+	in, hidden, out, stride int
+	expand                  bool // 1×1 expansion conv present (t ≠ 1)
+	residual                bool
+	first                   int // index in Model.Params of the block's first parameter
+}
+
+// Model holds the parameter layout of one Config. It has no tensors: values live in the training state.
+type Model struct {
+	Config
+	Params  []Param
+	blocks  []block
+	stemOut int
+	lastIn  int
+	lastOut int
+	stem    int // index of the stem conv kernel
+	last    int // index of the last 1×1 conv kernel
+	dense   int // index of the classifier weight
+}
+
+// invertedResidualSettings is torchvision's (t, c, n, s) table.
+var invertedResidualSettings = [][4]int{
+	{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2}, {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1},
+}
+
+// makeDivisible is torchvision's _make_divisible: round channels to a multiple of 8, never down by more than 10%.
+func makeDivisible(v float64, divisor int) int {
+	n := max(divisor, int(v+float64(divisor)/2)/divisor*divisor)
+	if float64(n) < 0.9*v {
+		n += divisor
+	}
+	return n
+}
+
+// New lays out the parameters of the model described by cfg, in torchvision's order.
+func New(cfg Config) *Model {
+	if cfg.NumClasses <= 0 || cfg.Width <= 0 || cfg.Dropout < 0 || cfg.Dropout >= 1 {
+		panic(fmt.Sprintf("mobilenet: invalid config %+v", cfg))
+	}
+	m := &Model{Config: cfg}
+	conv := func(name string, kh, in, out int) {
+		m.Params = append(m.Params, Param{Name: name, Shape: []int{kh, kh, in, out}, Kind: ConvKernel, FanOut: out * kh * kh})
+	}
+	bn := func(prefix string, c int) {
+		for _, p := range []struct {
+			suffix string
+			kind   Kind
+		}{{"weight", BNScale}, {"bias", BNBias}, {"running_mean", BNMean}, {"running_var", BNVar}} {
+			m.Params = append(m.Params, Param{Name: prefix + "." + p.suffix, Shape: []int{c}, Kind: p.kind})
+		}
+	}
+	m.stemOut = makeDivisible(32*cfg.Width, 8)
+	m.stem = len(m.Params)
+	conv("features.0.0.weight", 3, 3, m.stemOut)
+	bn("features.0.1", m.stemOut)
+	in := m.stemOut
+	layer := 1
+	for _, s := range invertedResidualSettings {
+		t, c, n, stride := s[0], s[1], s[2], s[3]
+		out := makeDivisible(float64(c)*cfg.Width, 8)
+		for i := range n {
+			b := block{in: in, hidden: int(math.Round(float64(in * t))), out: out, stride: 1, expand: t != 1, first: len(m.Params)}
+			if i == 0 {
+				b.stride = stride
+			}
+			b.residual = b.stride == 1 && in == out
+			prefix := fmt.Sprintf("features.%d.conv", layer)
+			j := 0
+			if b.expand {
+				conv(fmt.Sprintf("%s.%d.0.weight", prefix, j), 1, in, b.hidden)
+				bn(fmt.Sprintf("%s.%d.1", prefix, j), b.hidden)
+				j++
+			}
+			conv(fmt.Sprintf("%s.%d.0.weight", prefix, j), 3, 1, b.hidden) // depthwise
+			bn(fmt.Sprintf("%s.%d.1", prefix, j), b.hidden)
+			conv(fmt.Sprintf("%s.%d.weight", prefix, j+1), 1, b.hidden, out)
+			bn(fmt.Sprintf("%s.%d", prefix, j+2), out)
+			m.blocks = append(m.blocks, b)
+			in = out
+			layer++
+		}
+	}
+	m.lastIn, m.lastOut = in, makeDivisible(1280*max(1.0, cfg.Width), 8)
+	m.last = len(m.Params)
+	conv(fmt.Sprintf("features.%d.0.weight", layer), 1, in, m.lastOut)
+	bn(fmt.Sprintf("features.%d.1", layer), m.lastOut)
+	m.dense = len(m.Params)
+	m.Params = append(m.Params,
+		Param{Name: "classifier.1.weight", Shape: []int{m.lastOut, cfg.NumClasses}, Kind: DenseWeight},
+		Param{Name: "classifier.1.bias", Shape: []int{cfg.NumClasses}, Kind: DenseBias})
+	return m
+}
+
+// NumTrainable is the number of trainable scalars: 2,236,682 for Default(), as torchvision reports.
+func (m *Model) NumTrainable() int {
+	n := 0
+	for _, p := range m.Params {
+		if p.Trainable() {
+			n += p.Size()
+		}
+	}
+	return n
+}
+
+// InitialValues draws torchvision's initialisation on the host, deterministically from seed: convolution kernels
+// kaiming_normal_(mode="fan_out") (std √(2/fan_out)), batch-norm γ=1 β=0, running mean 0 and variance 1, the
+// classifier normal(0, 0.01) with zero bias. Float64 on the host so that every backend and precision starts from
+// the same numbers.
+func (m *Model) InitialValues(seed uint64) [][]float32 {
+	rng := rand.New(rand.NewPCG(seed, 0x6d6f62696c656e65))
+	values := make([][]float32, len(m.Params))
+	for i, p := range m.Params {
+		v := make([]float32, p.Size())
+		switch p.Kind {
+		case ConvKernel:
+			std := math.Sqrt(2 / float64(p.FanOut))
+			for j := range v {
+				v[j] = float32(rng.NormFloat64() * std)
+			}
+		case DenseWeight:
+			for j := range v {
+				v[j] = float32(rng.NormFloat64() * 0.01)
+			}
+		case BNScale, BNVar:
+			for j := range v {
+				v[j] = 1
+			}
+		}
+		values[i] = v
+	}
+	return values
+}

@@ -1,0 +1,279 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+)
+
+// Config is one compiled training configuration: everything that changes the XLA program.
+type Config struct {
+	Precision    Precision
+	Batch        int
+	ImageSize    int   // 224 in the tutorial
+	Input        Input // how batches reach the step
+	StepsPerCall int   // K > 1 runs K steps per Execute in a While loop (InputDeviceData only)
+	LR           float64
+	Momentum     float64
+	Scaler       LossScaler
+	Seed         uint64
+}
+
+// DefaultConfig is the tutorial's baseline: float32, batch 32, 224×224, SGD(lr 0.001, momentum 0.9).
+func DefaultConfig() Config {
+	return Config{Precision: F32, Batch: 32, ImageSize: 224, Input: InputFloat32, StepsPerCall: 1,
+		LR: 0.001, Momentum: 0.9, Scaler: DefaultScaler, Seed: 1}
+}
+
+// Validate returns a clear error for a configuration that cannot be built.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Batch < 1 {
+		errs = append(errs, fmt.Errorf("batch must be ≥ 1, got %d", c.Batch))
+	}
+	if c.ImageSize < 32 {
+		errs = append(errs, fmt.Errorf("image size must be ≥ 32, got %d", c.ImageSize))
+	}
+	if c.StepsPerCall < 1 {
+		errs = append(errs, fmt.Errorf("steps per call must be ≥ 1, got %d", c.StepsPerCall))
+	}
+	if c.StepsPerCall > 1 && c.Input != InputDeviceData {
+		errs = append(errs, fmt.Errorf("%d steps per call need the device-resident dataset (the host cannot feed a While loop)", c.StepsPerCall))
+	}
+	if _, err := ParsePrecision(string(c.Precision)); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Trainer owns the training state on the device and the compiled step.
+//
+// State layout (one flat list of device tensors, donated to each Execute so XLA updates them in place):
+// every model parameter (float32 masters and batch-norm running statistics, in Model.Params order), one momentum
+// buffer per trainable parameter, the loss scale (float32), the scaler's growth tracker (int32), the number of
+// skipped steps (int32) and the RNG state (dropout, shuffling).
+type Trainer struct {
+	Backend compute.Backend
+	Model   *mobilenet.Model
+	Config  Config
+
+	state     []*tensors.Tensor
+	trainable []int // indices into Model.Params
+	step      *Exec
+	eval      *Exec
+	perm      *Exec
+	data      *deviceData
+
+	// FirstCall is the wall time of the first Execute (compilation, autotuning and one step).
+	FirstCall time.Duration
+	calls     int
+}
+
+type deviceData struct {
+	images, labels, perm *tensors.Tensor
+	n, offset            int
+}
+
+// Indices of the scalars after the parameters and momenta.
+func (t *Trainer) idxScale() int   { return len(t.Model.Params) + len(t.trainable) }
+func (t *Trainer) idxTracker() int { return t.idxScale() + 1 }
+func (t *Trainer) idxSkipped() int { return t.idxScale() + 2 }
+func (t *Trainer) idxRNG() int     { return t.idxScale() + 3 }
+
+// NewTrainer initialises the model (torchvision's initialisation, from cfg.Seed) on the backend's device and
+// prepares the executables; nothing is compiled until the first step.
+func NewTrainer(backend compute.Backend, model *mobilenet.Model, cfg Config) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Precision.CheckBackend(backend); err != nil {
+		return nil, err
+	}
+	t := &Trainer{Backend: backend, Model: model, Config: cfg}
+	values := model.InitialValues(cfg.Seed)
+	for i, p := range model.Params {
+		t.state = append(t.state, tensors.FromFlatDataAndDimensions(values[i], p.Shape...))
+		if p.Trainable() {
+			t.trainable = append(t.trainable, i)
+		}
+	}
+	for _, i := range t.trainable {
+		t.state = append(t.state, tensors.FromShape(shapes.Make(dtypes.Float32, model.Params[i].Shape...)))
+	}
+	rng, err := RNGStateFromSeed(int64(cfg.Seed))
+	if err != nil {
+		return nil, err
+	}
+	t.state = append(t.state,
+		tensors.FromScalar(float32(cfg.Scaler.InitScale)), tensors.FromScalar(int32(0)), tensors.FromScalar(int32(0)), rng)
+	for _, s := range t.state {
+		if err := s.MaterializeOnDevice(backend, false, 0); err != nil {
+			return nil, fmt.Errorf("moving the initial state to %s: %w", backend, err)
+		}
+	}
+	t.step, err = NewExec(backend, t.stepGraph)
+	if err != nil {
+		return nil, err
+	}
+	t.step = t.step.WithName(fmt.Sprintf("train-step-%s-b%d-%dpx", cfg.Precision, cfg.Batch, cfg.ImageSize))
+	t.eval, err = NewExec(backend, t.evalGraph)
+	if err != nil {
+		return nil, err
+	}
+	t.eval = t.eval.WithName("eval")
+	return t, nil
+}
+
+// Exec returns the compiled step's executor (for memory statistics and profiling).
+func (t *Trainer) Exec() *Exec { return t.step }
+
+// Params returns the current parameter tensors (on the device), in Model.Params order.
+func (t *Trainer) Params() []*tensors.Tensor { return t.state[:len(t.Model.Params)] }
+
+// stepGraph builds one Execute: the state, then the batch inputs (which depend on Config.Input), in; the new
+// state and the mean loss of the call's steps out.
+func (t *Trainer) stepGraph(inputs []*Node) []*Node {
+	ns := len(t.state)
+	state, batch := inputs[:ns], inputs[ns:]
+	if t.Config.Input != InputDeviceData {
+		x := t.prepareInput(batch[0])
+		newState, loss := t.oneStep(state, x, batch[1])
+		return append(newState, loss)
+	}
+	images, labels, perm, offset := batch[0], batch[1], batch[2], batch[3]
+	sample := func(k *Node) (x, y *Node) {
+		start := Add(offset, MulScalar(k, t.Config.Batch))
+		idx := DynamicSlice(perm, []*Node{start}, []int{t.Config.Batch})
+		idx = ExpandAxes(idx, -1)
+		return t.prepareInput(Gather(images, idx)), Gather(labels, idx)
+	}
+	g := images.Graph()
+	if t.Config.StepsPerCall == 1 {
+		x, y := sample(ScalarZero(g, dtypes.Int32))
+		newState, loss := t.oneStep(state, x, y)
+		return append(newState, loss)
+	}
+	// K steps in one Execute: the loop state is (k, state..., loss sum).
+	stateShapes := make([]shapes.Shape, ns)
+	for i, s := range state {
+		stateShapes[i] = s.Shape()
+	}
+	params := func(g *Graph) (k *Node, st []*Node, lossSum *Node) {
+		k = Parameter(g, "k", shapes.Make(dtypes.Int32))
+		for i, s := range stateShapes {
+			st = append(st, Parameter(g, fmt.Sprintf("state_%d", i), s))
+		}
+		lossSum = Parameter(g, "loss_sum", shapes.Make(dtypes.Float32))
+		return
+	}
+	cond := NewClosure(g, func(g *Graph) []*Node {
+		k, _, _ := params(g)
+		return []*Node{LessThan(k, Scalar(g, dtypes.Int32, t.Config.StepsPerCall))}
+	})
+	body := NewClosure(g, func(g *Graph) []*Node {
+		k, st, lossSum := params(g)
+		x, y := sample(k)
+		newState, loss := t.oneStep(st, x, y)
+		out := append([]*Node{AddScalar(k, 1)}, newState...)
+		return append(out, Add(lossSum, loss))
+	})
+	init := append([]*Node{ScalarZero(g, dtypes.Int32)}, state...)
+	init = append(init, ScalarZero(g, dtypes.Float32))
+	results := While(cond, body, init...)
+	meanLoss := DivScalar(results[len(results)-1], t.Config.StepsPerCall)
+	return append(results[1:1+ns], meanLoss)
+}
+
+// prepareInput turns a batch as it arrives into normalised float32 [B,S,S,3].
+func (t *Trainer) prepareInput(x *Node) *Node {
+	switch t.Config.Input {
+	case InputFloat32:
+		return x
+	case InputUint8:
+		return normalizeOnDevice(x)
+	default: // 32×32 uint8: normalise (4× fewer elements) then resize — both are linear, so the order is free.
+		return resizeOnDevice(normalizeOnDevice(x), t.Config.ImageSize)
+	}
+}
+
+// oneStep is forward + backward + SGD update (+ loss scaling), returning the new state and the (unscaled) loss.
+func (t *Trainer) oneStep(state []*Node, x, labels *Node) ([]*Node, *Node) {
+	cfg := t.Config
+	np := len(t.Model.Params)
+	params := state[:np]
+	momenta := state[np : np+len(t.trainable)]
+	scale, tracker, skipped, rng := state[t.idxScale()], state[t.idxTracker()], state[t.idxSkipped()], state[t.idxRNG()]
+
+	out := t.Model.Forward(mobilenet.Pass{Params: params, Compute: cfg.Precision.DType(), Train: true, RNG: rng}, x)
+	loss := mobilenet.CrossEntropy(out.Logits, labels)
+	objective := loss
+	if cfg.Precision.Scaled() {
+		objective = Mul(loss, scale)
+	}
+	wrt := make([]*Node, len(t.trainable))
+	for j, i := range t.trainable {
+		wrt[j] = params[i]
+	}
+	grads := Gradient(objective, wrt...)
+	var finite *Node
+	if cfg.Precision.Scaled() {
+		inv := Inverse(scale)
+		for j := range grads {
+			grads[j] = Mul(grads[j], inv)
+		}
+		finite = allFinite(grads)
+	}
+
+	newState := make([]*Node, len(state))
+	copy(newState, out.Updated) // batch-norm running statistics (updated even on a skipped step, as in PyTorch)
+	for j, i := range t.trainable {
+		// PyTorch's SGD: v ← μ·v + g; p ← p − lr·v.
+		v := Add(MulScalar(momenta[j], cfg.Momentum), grads[j])
+		p := Sub(params[i], MulScalar(v, cfg.LR))
+		if finite != nil {
+			v = Where(finite, v, momenta[j])
+			p = Where(finite, p, params[i])
+		}
+		newState[i], newState[np+j] = p, v
+	}
+	newState[t.idxScale()], newState[t.idxTracker()], newState[t.idxSkipped()] = scale, tracker, skipped
+	if finite != nil {
+		newState[t.idxScale()], newState[t.idxTracker()] = cfg.Scaler.updateGraph(scale, tracker, finite)
+		newState[t.idxSkipped()] = Add(skipped, ConvertDType(LogicalNot(finite), dtypes.Int32))
+	}
+	newState[t.idxRNG()] = out.RNG
+	return newState, loss
+}
+
+// allFinite is true when no gradient holds an inf or NaN.
+func allFinite(grads []*Node) *Node {
+	var all *Node
+	for _, g := range grads {
+		f := LogicalAll(IsFinite(g))
+		if all == nil {
+			all = f
+		} else {
+			all = LogicalAnd(all, f)
+		}
+	}
+	return all
+}
+
+// evalGraph: parameters, a [B,32,32,3] uint8 batch and its labels in; the number of correct predictions out.
+// Evaluation resizes on the device whatever the training input: it measures the model, not the pipeline.
+func (t *Trainer) evalGraph(inputs []*Node) *Node {
+	np := len(t.Model.Params)
+	params, images, labels := inputs[:np], inputs[np], inputs[np+1]
+	x := resizeOnDevice(normalizeOnDevice(images), t.Config.ImageSize)
+	out := t.Model.Forward(mobilenet.Pass{Params: params, Compute: t.Config.Precision.DType()}, x)
+	pred := ArgMax(out.Logits, -1, labels.DType())
+	return ReduceAllSum(ConvertDType(Equal(pred, labels), dtypes.Int32))
+}
