@@ -97,6 +97,11 @@ func NewTrainer(backend compute.Backend, model *mobilenet.Model, cfg Config) (*T
 	if err := cfg.Precision.CheckBackend(backend); err != nil {
 		return nil, err
 	}
+	if cfg.StepsPerCall > 1 && !IsXLA(backend) {
+		return nil, fmt.Errorf("%d steps per call need the XLA backend: the pure-Go backend (%s) fails to run a While "+
+			"loop whose body holds a gradient (compute v0.1.14: \"send on closed channel\"); use 1 step per call there",
+			cfg.StepsPerCall, backend.Description())
+	}
 	t := &Trainer{Backend: backend, Model: model, Config: cfg}
 	values := model.InitialValues(cfg.Seed)
 	for i, p := range model.Params {
@@ -149,19 +154,24 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 		return append(newState, loss)
 	}
 	images, labels, perm, offset := batch[0], batch[1], batch[2], batch[3]
+	g := images.Graph()
 	sample := func(k *Node) (x, y *Node) {
+		// perm[start : start+B] as a gather (the pure-Go backend has no DynamicSlice).
 		start := Add(offset, MulScalar(k, t.Config.Batch))
-		idx := DynamicSlice(perm, []*Node{start}, []int{t.Config.Batch})
-		idx = ExpandAxes(idx, -1)
+		positions := Add(Iota(g, shapes.Make(dtypes.Int32, t.Config.Batch), 0), start)
+		idx := ExpandAxes(Gather(perm, ExpandAxes(positions, -1)), -1)
 		return t.prepareInput(Gather(images, idx)), Gather(labels, idx)
 	}
-	g := images.Graph()
 	if t.Config.StepsPerCall == 1 {
 		x, y := sample(ScalarZero(g, dtypes.Int32))
 		newState, loss := t.oneStep(state, x, y)
 		return append(newState, loss)
 	}
 	// K steps in one Execute: the loop state is (k, state..., loss sum).
+	// The initial values are built before the closures: GoMLX caches scalar constants per graph, and a zero first
+	// created inside a closure would otherwise be reused here, outside its scope.
+	init := append([]*Node{ScalarZero(g, dtypes.Int32)}, state...)
+	init = append(init, ScalarZero(g, dtypes.Float32))
 	stateShapes := make([]shapes.Shape, ns)
 	for i, s := range state {
 		stateShapes[i] = s.Shape()
@@ -185,8 +195,6 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 		out := append([]*Node{AddScalar(k, 1)}, newState...)
 		return append(out, Add(lossSum, loss))
 	})
-	init := append([]*Node{ScalarZero(g, dtypes.Int32)}, state...)
-	init = append(init, ScalarZero(g, dtypes.Float32))
 	results := While(cond, body, init...)
 	meanLoss := DivScalar(results[len(results)-1], t.Config.StepsPerCall)
 	return append(results[1:1+ns], meanLoss)

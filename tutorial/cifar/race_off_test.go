@@ -1,0 +1,5 @@
+//go:build !race
+
+package cifar
+
+const raceEnabled = false

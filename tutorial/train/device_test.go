@@ -1,0 +1,75 @@
+package train
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// TestDeviceResidentSteps: the dataset lives on the device, batches are shuffled and gathered there, and with
+// StepsPerCall > 1 several steps run inside one Execute (a While loop). Both must train.
+func TestDeviceResidentSteps(t *testing.T) {
+	backend := goBackend(t)
+	images, labels := tinySet(64, 4)
+	for _, k := range []int{1, 3} {
+		if k > 1 && !IsXLA(backend) {
+			cfg := DefaultConfig()
+			cfg.Input, cfg.StepsPerCall = InputDeviceData, k
+			if _, err := NewTrainer(backend, smallModel(), cfg); err == nil {
+				t.Errorf("K=%d on %s: want a clear error", k, backend)
+			}
+			continue // the While path is checked by the GPU test binary on XLA
+		}
+		cfg := DefaultConfig()
+		cfg.Precision, cfg.Batch, cfg.ImageSize, cfg.Input, cfg.StepsPerCall, cfg.LR = BF16, 8, 32, InputDeviceData, k, 0.01
+		tr, err := NewTrainer(backend, smallModel(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.SetDeviceData(images, labels, 64); err != nil {
+			t.Fatal(err)
+		}
+		before := tensors.MustCopyFlatData[float32](tr.Params()[0])
+		var losses []float64
+		for range 12 / k {
+			lossT, err := tr.StepDevice()
+			if err != nil {
+				t.Fatalf("K=%d: %v", k, err)
+			}
+			loss, _ := Loss(lossT)
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				t.Fatalf("K=%d: loss %v", k, loss)
+			}
+			losses = append(losses, loss)
+		}
+		after := tensors.MustCopyFlatData[float32](tr.Params()[0])
+		changed := 0
+		for i := range before {
+			if before[i] != after[i] {
+				changed++
+			}
+		}
+		if changed == 0 {
+			t.Errorf("K=%d: parameters did not change", k)
+		}
+		t.Logf("K=%d losses %.3v", k, losses)
+	}
+}
+
+// TestConfigErrors: configurations that cannot be built say why.
+func TestConfigErrors(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.StepsPerCall = 4
+	if err := cfg.Validate(); err == nil {
+		t.Error("StepsPerCall 4 with host input should be rejected")
+	}
+	cfg = DefaultConfig()
+	cfg.Batch = 0
+	if err := cfg.Validate(); err == nil {
+		t.Error("batch 0 should be rejected")
+	}
+	if _, err := ParsePrecision("fp8"); err == nil {
+		t.Error("fp8 should be rejected")
+	}
+}
