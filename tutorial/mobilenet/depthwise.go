@@ -187,9 +187,11 @@ func depthwiseKernelGradShifted(x, kernel, v *Node, stride int) *Node {
 				AxisRange(i, i+(outH-1)*stride+1).Stride(stride),
 				AxisRange(j, j+(outW-1)*stride+1).Stride(stride),
 				AxisRange())
-			taps = append(taps, ReduceSum(Mul(window, v), 0, 1, 2)) // [channels]
+			// Accumulate in float32 (as cuDNN does): in float16 a sum over batch and space of loss-scaled
+			// products overflows.
+			taps = append(taps, ReduceSum(ConvertDType(Mul(window, v), accumulation(v.DType())), 0, 1, 2)) // [channels]
 		}
 	}
-	dk := Stack(taps, 0) // [kH·kW, channels]
+	dk := ConvertDType(Stack(taps, 0), kernel.DType()) // [kH·kW, channels]
 	return Reshape(dk, kH, kW, 1, v.Shape().Dim(3))
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+	"github.com/gomlx-tutorials/trainopt/tutorial/train"
+)
+
+func cmdLadder(args []string) error {
+	fs := flag.NewFlagSet("ladder", flag.ContinueOnError)
+	dataDir := fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
+	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch)")
+	batchList := fs.String("batches", "128,256,512", "batch sizes of steps 9 and 10")
+	k := fs.Int("k", 10, "training steps per Execute in step 10")
+	warmup := fs.Int("warmup", 10, "warm-up steps after the first (compiling) call")
+	timed := fs.Int("timed", 60, "timed steps per ladder step (≥ 50 for reported numbers)")
+	out := fs.String("out", "assets/results", "folder for <gpu>-<date>.json/.md")
+	smoke := fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, small batches): checks every step trains; "+
+		"automatic on a machine without a GPU")
+	torch := fs.String("torch", "", "PyTorch ladder output (torch_ladder.py's JSON lines) measured in the same device call, to compare")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var batches []int
+	for _, s := range strings.Split(*batchList, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || b < 1 {
+			return usageError{fmt.Errorf("bad -batches %q", *batchList)}
+		}
+		batches = append(batches, b)
+	}
+	choice, err := backend.Discover()
+	if err != nil {
+		return err
+	}
+	if !choice.IsGPU && !*smoke {
+		fmt.Fprintln(os.Stderr, "ladder: no GPU — running smoke sizes on the CPU (numbers show that each step trains, not speed)")
+		*smoke = true
+	}
+	model, size, lr := mobilenet.Default(), 224, 0.001
+	nTrain := 0
+	if *smoke {
+		model.Width, size, lr, nTrain = 0.25, 48, 0.01, 2000
+		batches = []int{128} // divided by 8 below, like every batch of the smoke run
+		*warmup, *timed = min(*warmup, 3), min(*timed, 20)
+	}
+	if !train.IsXLA(choice.Backend) && *k > 1 {
+		fmt.Fprintf(os.Stderr, "ladder: step 10 runs 1 step per call on %s (its While loop cannot hold a gradient yet)\n", choice.Backend)
+		*k = 1
+	}
+	steps, err := ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *k), *stepList)
+	if err != nil {
+		return usageError{err}
+	}
+	trainSet, _, err := loadData(*dataDir, false, nTrain, 100)
+	if err != nil {
+		return err
+	}
+	file := &ladder.File{Conditions: ladder.Conditions{
+		Date: time.Now().UTC().Format("2006-01-02"), GPU: choice.Device, Backend: choice.String(),
+		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: trainSet.Source,
+		Synthetic: trainSet.Synthetic, HostCores: runtime.NumCPU(), ImageSize: size,
+		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", model.Width, mobilenet.New(model).NumTrainable()),
+		Warmup: *warmup, TimedSteps: *timed, Smoke: *smoke, Driver: driverVersion()}}
+	if *torch != "" {
+		if file.Reference, err = readTorch(*torch); err != nil {
+			return dataError{err}
+		}
+	}
+	opt := ladder.Options{Model: model, ImageSize: size, Warmup: *warmup, Steps: *timed, Progress: os.Stderr}
+	failed := 0
+	for _, s := range steps {
+		if *smoke {
+			s.Train.Batch = max(4, s.Train.Batch/8)
+			s.Feed.Batch = s.Train.Batch
+			s.Train.LR = lr
+		}
+		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
+		if err != nil {
+			failed++
+			res.Error = err.Error()
+			fmt.Fprintf(os.Stderr, "  step %s FAILED: %v\n", s.ID, err)
+		}
+		file.Results = append(file.Results, res)
+		// Written after every step: a long run that dies keeps what it measured.
+		if _, _, err := file.Write(*out); err != nil {
+			return err
+		}
+	}
+	jsonPath, mdPath, err := file.Write(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Print(file.Markdown())
+	fmt.Printf("\nresults: %s, %s\n", jsonPath, mdPath)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))
+	}
+	return nil
+}
+
+// driverVersion reads the NVIDIA driver version, if any.
+func driverVersion() string {
+	data, err := os.ReadFile("/proc/driver/nvidia/version")
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return strings.TrimSpace(line)
+}
+
+// readTorch reads torch_ladder.py's JSON lines (a header line, then one line per step).
+func readTorch(path string) ([]ladder.Reference, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var refs []ladder.Reference
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r struct {
+			Step    *int    `json:"step"`
+			Name    string  `json:"name"`
+			Batch   int     `json:"batch"`
+			Samples float64 `json:"samples_per_s"`
+			Peak    float64 `json:"peak_alloc_gb"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Step == nil {
+			continue // header, table or progress lines
+		}
+		refs = append(refs, ladder.Reference{Step: strconv.Itoa(*r.Step), Name: r.Name, Batch: r.Batch,
+			SamplesPerSec: r.Samples, PeakMemGB: r.Peak})
+	}
+	if len(refs) == 0 {
+		return nil, fmt.Errorf("%s: no PyTorch ladder results found", path)
+	}
+	return refs, sc.Err()
+}

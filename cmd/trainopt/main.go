@@ -1,0 +1,78 @@
+// Command trainopt runs the tutorial headless: `train` one configuration, `ladder` the optimisation ladder (results
+// to assets/results), `data` to fetch CIFAR-10 or write the synthetic stand-in.
+//
+// Exit codes a script can rely on: 0 success, 1 the run failed, 2 bad usage (flags), 3 data problem (missing,
+// corrupt, or not downloadable).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+const usage = `trainopt — MobileNetV2 / CIFAR-10 training optimisations in Go (GoMLX + XLA)
+
+usage:
+  trainopt train  [flags]   train one configuration with live progress and a summary
+  trainopt ladder [flags]   run the optimisation ladder and write assets/results/<gpu>-<date>.{json,md,svg}
+  trainopt data   [flags]   download CIFAR-10 (-download) or write the synthetic stand-in (-synthetic)
+
+Run "trainopt <command> -h" for a command's flags. The backend is chosen automatically (GOMLX_BACKEND wins; then a
+CUDA PJRT plugin; else the pure-Go CPU backend) and printed on the first line.
+`
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitRun   = 1
+	exitUsage = 2
+	exitData  = 3
+)
+
+// usageError marks errors caused by the command line.
+type usageError struct{ error }
+
+// dataError marks errors caused by missing or bad data.
+type dataError struct{ error }
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(exitUsage)
+	}
+	var err error
+	switch os.Args[1] {
+	case "train":
+		err = cmdTrain(os.Args[2:])
+	case "ladder":
+		err = cmdLadder(os.Args[2:])
+	case "data":
+		err = cmdData(os.Args[2:])
+	case "-h", "-help", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		err = usageError{fmt.Errorf("unknown command %q", os.Args[1])}
+	}
+	os.Exit(report(err))
+}
+
+func report(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(os.Stderr, "trainopt: %v\n", err)
+	var ue usageError
+	var de dataError
+	switch {
+	case errors.As(err, &ue):
+		if !errors.Is(err, errHelp) {
+			fmt.Fprint(os.Stderr, "\n", usage)
+		}
+		return exitUsage
+	case errors.As(err, &de):
+		return exitData
+	}
+	return exitRun
+}

@@ -1,0 +1,158 @@
+package ladder
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Conditions travel with every result so that a number, a table or a plot never loses its caption.
+type Conditions struct {
+	Date       string `json:"date"` // UTC, YYYY-MM-DD
+	GPU        string `json:"gpu"`  // e.g. "NVIDIA H200", or "CPU (pure Go)"
+	Driver     string `json:"driver,omitempty"`
+	Backend    string `json:"backend"` // the one-line backend choice
+	Plugin     string `json:"plugin,omitempty"`
+	Versions   string `json:"versions"` // Go, GoMLX, compute, go-xla
+	Data       string `json:"data"`     // "synthetic …" or "CIFAR-10 …"
+	Synthetic  bool   `json:"synthetic"`
+	HostCores  int    `json:"host_cores"`
+	ImageSize  int    `json:"image_size"`
+	Model      string `json:"model"`
+	Warmup     int    `json:"warmup_steps"`
+	TimedSteps int    `json:"timed_steps"`
+	Smoke      bool   `json:"smoke"` // tiny sizes on the CPU: shows the steps run, not their speed
+}
+
+// Caption is the one-line summary of the conditions for plots and tables.
+func (c Conditions) Caption() string {
+	data := "real CIFAR-10"
+	if c.Synthetic {
+		data = "SYNTHETIC data"
+	}
+	s := fmt.Sprintf("%s, %s, %s, %dpx, %s, %s", c.GPU, c.Date, data, c.ImageSize, c.Model, c.Versions)
+	if c.Smoke {
+		s += " — smoke sizes on the CPU: not a speed measurement"
+	}
+	return s
+}
+
+// File is a results file: assets/results/<gpu>-<date>.json.
+type File struct {
+	Conditions Conditions `json:"conditions"`
+	Results    []Result   `json:"results"`
+	// Reference holds numbers measured in the same device call by another implementation (PyTorch's ladder),
+	// keyed by its own step names.
+	Reference []Reference `json:"reference,omitempty"`
+}
+
+// Reference is one comparison point (PyTorch's ladder step) measured beside ours.
+type Reference struct {
+	Step          string  `json:"step"`
+	Name          string  `json:"name"`
+	Batch         int     `json:"batch"`
+	SamplesPerSec float64 `json:"samples_per_sec"`
+	PeakMemGB     float64 `json:"peak_mem_gb,omitempty"`
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Name is the file's base name, "<gpu>-<date>" made safe for a path.
+func (f *File) Name() string {
+	gpu := strings.ToLower(strings.TrimPrefix(f.Conditions.GPU, "NVIDIA "))
+	if f.Conditions.Smoke {
+		gpu = "smoke-" + gpu
+	}
+	return unsafeName.ReplaceAllString(gpu+"-"+f.Conditions.Date, "-")
+}
+
+// Write writes <dir>/<Name>.json and .md atomically and returns their paths.
+func (f *File) Write(dir string) (jsonPath, mdPath string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return "", "", err
+	}
+	jsonPath = filepath.Join(dir, f.Name()+".json")
+	mdPath = filepath.Join(dir, f.Name()+".md")
+	if err := writeAtomic(jsonPath, append(data, '\n')); err != nil {
+		return "", "", err
+	}
+	return jsonPath, mdPath, writeAtomic(mdPath, []byte(f.Markdown()))
+}
+
+// Read loads a results file.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: not a ladder results file: %w", path, err)
+	}
+	return &f, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Markdown is the results table with its conditions.
+func (f *File) Markdown() string {
+	var b strings.Builder
+	c := f.Conditions
+	fmt.Fprintf(&b, "# Ladder results: %s, %s\n\n", c.GPU, c.Date)
+	fmt.Fprintf(&b, "- %s\n- versions: %s\n- data: %s\n- model: %s at %d px; warm-up %d steps, timed window %d steps\n",
+		c.Backend, c.Versions, c.Data, c.Model, c.ImageSize, c.Warmup, c.TimedSteps)
+	if c.Driver != "" {
+		fmt.Fprintf(&b, "- driver: %s\n", c.Driver)
+	}
+	if c.Smoke {
+		b.WriteString("- **smoke run on the CPU at tiny sizes: shows that every step trains, not how fast**\n")
+	}
+	b.WriteString("\n| step | configuration | batch | samples/s | × step 1 | step ms (p10–p90) | data wait | transfer | compute | other | first call s | loss first→last |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	var base float64
+	for _, r := range f.Results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "| %s | %s | %d | failed: %s | | | | | | | | |\n", r.ID, r.Name, r.Batch, r.Error)
+			continue
+		}
+		if base == 0 && r.ID == "1" {
+			base = r.SamplesPerSec
+		}
+		ratio := ""
+		if base > 0 {
+			ratio = fmt.Sprintf("%.2f×", r.SamplesPerSec/base)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %.1f | %.3f→%.3f |\n",
+			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
+			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, r.FirstCallS, r.LossFirst, r.LossLast)
+	}
+	if len(f.Reference) > 0 {
+		b.WriteString("\nPyTorch, same machine, same device call:\n\n| step | configuration | batch | samples/s | peak GB |\n|---|---|---:|---:|---:|\n")
+		for _, r := range f.Reference {
+			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.1f |\n", r.Step, r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB)
+		}
+	}
+	return b.String()
+}

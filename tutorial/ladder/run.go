@@ -1,0 +1,255 @@
+package ladder
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
+	"github.com/gomlx-tutorials/trainopt/tutorial/train"
+)
+
+// Options are the measurement settings shared by every step.
+type Options struct {
+	Model     mobilenet.Config
+	ImageSize int // 224; smaller for CPU smoke runs
+	Warmup    int // steps after the first (compiling) call before the timed window
+	Steps     int // timed steps (≥ 50 for reported numbers)
+	Progress  io.Writer
+	// ProgressEvery is the interval between progress lines in the timed window (default 5 s).
+	ProgressEvery time.Duration
+	// OnTrainer, if set, is called with each step's trainer after its timed window (memory statistics,
+	// profiling).
+	OnTrainer func(Step, *train.Trainer, *Result)
+}
+
+// Result is one step's measurement. Times are per training step (a call of K steps counts K).
+type Result struct {
+	ID, Name, Why string
+	Precision     string  `json:"precision"`
+	Batch         int     `json:"batch"`
+	StepsPerCall  int     `json:"steps_per_call"`
+	Input         string  `json:"input"`
+	Workers       int     `json:"workers"`
+	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
+	StepMedianMs  float64 `json:"step_median_ms"`
+	StepP10Ms     float64 `json:"step_p10_ms"`
+	StepP90Ms     float64 `json:"step_p90_ms"`
+	FirstCallS    float64 `json:"first_call_s"` // compile + autotune + first step
+	// Split of the median step: waiting for the host pipeline, host→device copies on the critical path, the
+	// Execute call (device compute; go-xla waits for the device), and the rest (loss read-back, bookkeeping).
+	DataWaitMs float64 `json:"data_wait_ms"`
+	TransferMs float64 `json:"transfer_ms"`
+	ComputeMs  float64 `json:"compute_ms"`
+	OtherMs    float64 `json:"other_ms"`
+	// H2DBytesPerStep is what crosses the bus per step for the batch.
+	H2DBytesPerStep int       `json:"h2d_bytes_per_step"`
+	LossFirst       float64   `json:"loss_first"`
+	LossLast        float64   `json:"loss_last"`
+	Losses          []float64 `json:"losses,omitempty"`
+	LossScale       float64   `json:"loss_scale,omitempty"`
+	SkippedSteps    int       `json:"skipped_steps"`
+	// Compiled memory statistics of the step's executable, when the backend reports them (bytes).
+	Memory map[string]int64 `json:"memory,omitempty"`
+	Error  string           `json:"error,omitempty"`
+}
+
+// Run measures one step on the backend with the training set.
+func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res Result, err error) {
+	cfg := step.Train
+	cfg.ImageSize = opt.ImageSize
+	feed := step.Feed
+	feed.Size = opt.ImageSize
+	res = Result{ID: step.ID, Name: step.Name, Why: step.Why, Precision: string(cfg.Precision), Batch: cfg.Batch,
+		StepsPerCall: cfg.StepsPerCall, Input: cfg.Input.String(), Workers: feed.Workers}
+	logf := func(format string, args ...any) {
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, format, args...)
+		}
+	}
+	tr, err := train.NewTrainer(backend, mobilenet.New(opt.Model), cfg)
+	if err != nil {
+		return res, err
+	}
+	device := cfg.Input == train.InputDeviceData
+	var src *pipeline.Source
+	if device {
+		if err := tr.SetDeviceData(set.Images, set.Labels, set.Len()); err != nil {
+			return res, err
+		}
+		res.H2DBytesPerStep = 0
+	} else {
+		src, err = pipeline.New(set, feed, backend)
+		if err != nil {
+			return res, err
+		}
+		defer src.Close()
+		res.H2DBytesPerStep = feed.Bytes()
+	}
+	k := cfg.StepsPerCall
+	sync := max(1, step.SyncEvery)
+	calls := func(steps int) int { return max(1, (steps+k-1)/k) }
+
+	type timing struct{ wait, transfer, compute, other, total time.Duration }
+	var timings []timing
+	var losses []float64
+	pending := []*tensors.Tensor{}
+	one := func(record bool, i int) error {
+		start := time.Now()
+		var t timing
+		var loss *tensors.Tensor
+		var stepErr error
+		if device {
+			t0 := time.Now()
+			loss, stepErr = tr.StepDevice()
+			t.compute = time.Since(t0)
+		} else {
+			b, err := src.Next()
+			if err != nil {
+				return err
+			}
+			t.wait = time.Since(start)
+			if !b.OnDevice {
+				t0 := time.Now()
+				if err := pipeline.Upload(backend, b.X, b.Labels); err != nil {
+					return err
+				}
+				t.transfer = time.Since(t0)
+			}
+			t0 := time.Now()
+			loss, stepErr = tr.Step(b.X, b.Labels)
+			t.compute = time.Since(t0)
+		}
+		if stepErr != nil {
+			return stepErr
+		}
+		pending = append(pending, loss)
+		if (i+1)%sync == 0 {
+			for _, l := range pending { // reading the loss back: a device→host copy (and sync)
+				v, err := train.Loss(l)
+				if err != nil {
+					return err
+				}
+				losses = append(losses, v)
+			}
+			pending = pending[:0]
+		}
+		t.total = time.Since(start)
+		t.other = t.total - t.wait - t.transfer - t.compute
+		if record {
+			timings = append(timings, t)
+		}
+		return nil
+	}
+
+	logf("  step %s: %s — compiling…\n", step.ID, step.Name)
+	if err := one(false, 0); err != nil {
+		return res, err
+	}
+	res.FirstCallS = tr.FirstCall.Seconds()
+	logf("  step %s: first call %.1fs (compile + 1 call); warm-up %d steps, timing %d steps\n",
+		step.ID, res.FirstCallS, opt.Warmup, opt.Steps)
+	for i := range calls(opt.Warmup) {
+		if err := one(false, i+1); err != nil {
+			return res, err
+		}
+	}
+	n := calls(opt.Steps)
+	windowStart := time.Now()
+	lastReport := windowStart
+	for i := range n {
+		if err := one(true, i); err != nil {
+			return res, err
+		}
+		if time.Since(lastReport) > opt.progressEvery() {
+			lastReport = time.Now()
+			line := fmt.Sprintf("    step %d/%d  %.0f samples/s", (i+1)*k, n*k,
+				float64((i+1)*k*cfg.Batch)/time.Since(windowStart).Seconds())
+			if len(losses) > 0 {
+				line += fmt.Sprintf("  loss %.4f", losses[len(losses)-1])
+			}
+			if sc, skipped, err := tr.ScalerState(); err == nil && cfg.Precision.Scaled() {
+				line += fmt.Sprintf("  loss scale %g  skipped %d", sc.Scale, skipped)
+			}
+			logf("%s\n", line)
+		}
+	}
+	for _, l := range pending {
+		v, err := train.Loss(l)
+		if err != nil {
+			return res, err
+		}
+		losses = append(losses, v)
+	}
+	window := time.Since(windowStart)
+	res.SamplesPerSec = float64(n*k*cfg.Batch) / window.Seconds()
+
+	totals := make([]float64, len(timings))
+	for i, t := range timings {
+		totals[i] = t.total.Seconds() * 1e3 / float64(k)
+	}
+	res.StepMedianMs, res.StepP10Ms, res.StepP90Ms = quantile(totals, 0.5), quantile(totals, 0.1), quantile(totals, 0.9)
+	med := func(get func(timing) time.Duration) float64 {
+		v := make([]float64, len(timings))
+		for i, t := range timings {
+			v[i] = get(t).Seconds() * 1e3 / float64(k)
+		}
+		return quantile(v, 0.5)
+	}
+	res.DataWaitMs = med(func(t timing) time.Duration { return t.wait })
+	res.TransferMs = med(func(t timing) time.Duration { return t.transfer })
+	res.ComputeMs = med(func(t timing) time.Duration { return t.compute })
+	res.OtherMs = max(0, res.StepMedianMs-res.DataWaitMs-res.TransferMs-res.ComputeMs)
+	res.Losses = losses
+	if len(losses) > 0 {
+		res.LossFirst, res.LossLast = mean(losses[:min(5, len(losses))]), mean(losses[max(0, len(losses)-5):])
+	}
+	sc, skipped, err := tr.ScalerState()
+	if err != nil {
+		return res, err
+	}
+	if cfg.Precision.Scaled() {
+		res.LossScale = sc.Scale
+	}
+	res.SkippedSteps = skipped
+	if opt.OnTrainer != nil {
+		opt.OnTrainer(step, tr, &res)
+	}
+	logf("  step %s: %.0f samples/s, step %.1f ms (p10 %.1f, p90 %.1f), loss %.3f → %.3f, skipped %d\n",
+		step.ID, res.SamplesPerSec, res.StepMedianMs, res.StepP10Ms, res.StepP90Ms, res.LossFirst, res.LossLast, skipped)
+	return res, nil
+}
+
+func (o Options) progressEvery() time.Duration {
+	if o.ProgressEvery > 0 {
+		return o.ProgressEvery
+	}
+	return 5 * time.Second
+}
+
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}

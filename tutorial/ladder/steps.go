@@ -1,0 +1,115 @@
+// Package ladder is the tutorial's optimisation ladder: each optimisation is a named, cumulative configuration
+// (a train.Config plus how the host feeds it), a runner that measures it honestly (warm-up, a timed window,
+// median and spread, compile time apart, the step time split into data wait / transfer / compute), and the
+// results file that the README, the plots and the notebooks read.
+package ladder
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
+	"github.com/gomlx-tutorials/trainopt/tutorial/train"
+)
+
+// Step is one rung: a configuration plus one sentence of why.
+type Step struct {
+	ID    string // "1".."10", with "@B" for batch variants ("10@512")
+	Name  string
+	Why   string
+	Train train.Config
+	Feed  pipeline.Config // ignored when Train.Input is InputDeviceData
+	// SyncEvery reads the loss back every N steps (1: every step, like loss.item() in the tutorial's loop).
+	SyncEvery int
+}
+
+// Ladder returns the cumulative steps. workersMax is "all cores" for step 5b; batches lists the batch sizes of the
+// steps beyond the original (9 and 10), e.g. 128, 256, 512.
+func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
+	if workersMax < 1 {
+		workersMax = runtime.NumCPU()
+	}
+	base := train.DefaultConfig()
+	s1 := Step{ID: "1", Name: "baseline: f32, batch 32, 1 loader goroutine",
+		Why:   "the tutorial's starting point: every batch is resized and normalised on the host while the GPU waits",
+		Train: base, Feed: pipeline.Config{Format: pipeline.Float32, Batch: 32, Size: 224}, SyncEvery: 1}
+	s2 := s1.with("2", "+ mixed precision f16 (loss scaling)",
+		"convolutions in float16 run on tensor cores and move half the bytes", func(s *Step) { s.Train.Precision = train.F16 })
+	s3 := s2.with("3", "+ batch 128", "larger launches amortise per-step overhead and fill the GPU",
+		func(s *Step) { s.Train.Batch, s.Feed.Batch = 128, 128 })
+	s4 := s3.with("4", "+ uint8 host→device, normalise on device",
+		"a uint8 batch is 4× smaller on the bus than float32, and normalising is free on the GPU", func(s *Step) {
+			s.Train.Input, s.Feed.Format = train.InputUint8, pipeline.Uint8
+		})
+	s5 := s4.with("5", "+ 2 loader goroutines", "the host pipeline was the bottleneck: build batches in parallel",
+		func(s *Step) { s.Feed.Workers = 2 })
+	s5b := s5.with("5b", fmt.Sprintf("+ %d loader goroutines (all cores)", workersMax),
+		"more workers while the host is still the bottleneck", func(s *Step) { s.Feed.Workers = workersMax })
+	s6 := s5b.with("6", "+ transfer overlapped with compute",
+		"workers also upload the batch, so the next one is on the device when a step ends (pin_memory + non_blocking)",
+		func(s *Step) { s.Feed.Upload = true })
+	s7 := s6.with("7", "+ resize on the device",
+		"32×32 uint8 crosses the bus (49× fewer bytes than 224²) and the GPU resizes with two small matrix products",
+		func(s *Step) { s.Train.Input, s.Feed.Format = train.InputUint8Small, pipeline.Uint8Small })
+	s8 := s7.with("8", "+ device-resident dataset",
+		"the whole uint8 training set lives on the GPU; shuffling and gathering happen there: no host work per step",
+		func(s *Step) { s.Train.Input = train.InputDeviceData })
+	steps := []Step{s1, s2, s3, s4, s5, s5b, s6, s7, s8}
+	for _, b := range batches {
+		s9 := s8.with("9", fmt.Sprintf("+ bf16, loss read every 25 steps, batch %d", b),
+			"bfloat16 needs no loss scaling; no device→host read per step; a larger batch fills the GPU",
+			func(s *Step) { s.Train.Precision, s.Train.Batch, s.SyncEvery = train.BF16, b, 25 })
+		s10 := s9.with("10", fmt.Sprintf("+ %d steps per Execute (While loop), batch %d", stepsPerCall, b),
+			"go-xla's Execute waits for the GPU, so per-call host work idles it: K steps per call pay it once",
+			func(s *Step) { s.Train.StepsPerCall = stepsPerCall })
+		if len(batches) > 1 || b != 128 {
+			s9.ID, s10.ID = fmt.Sprintf("9@%d", b), fmt.Sprintf("10@%d", b)
+		}
+		steps = append(steps, s9, s10)
+	}
+	return steps
+}
+
+func (s Step) with(id, name, why string, change func(*Step)) Step {
+	n := s
+	n.ID, n.Name, n.Why = id, name, why
+	change(&n)
+	n.Feed.Batch = n.Train.Batch
+	return n
+}
+
+// Select keeps the steps whose ID (or ID before "@") is in the comma-separated list; "all" keeps every step.
+func Select(steps []Step, list string) ([]Step, error) {
+	if list == "" || list == "all" {
+		return steps, nil
+	}
+	want := map[string]bool{}
+	for _, id := range strings.Split(list, ",") {
+		want[strings.TrimSpace(id)] = true
+	}
+	var out []Step
+	matched := map[string]bool{}
+	for _, s := range steps {
+		base, _, _ := strings.Cut(s.ID, "@")
+		if want[s.ID] || want[base] {
+			out = append(out, s)
+			matched[s.ID], matched[base] = true, true
+		}
+	}
+	for id := range matched {
+		delete(want, id)
+	}
+	if len(want) > 0 {
+		var ids []string
+		for _, s := range steps {
+			ids = append(ids, s.ID)
+		}
+		var unknown []string
+		for id := range want {
+			unknown = append(unknown, id)
+		}
+		return nil, fmt.Errorf("unknown ladder step(s) %v: known steps are %s", unknown, strings.Join(ids, ","))
+	}
+	return out, nil
+}
