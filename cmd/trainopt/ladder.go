@@ -48,21 +48,25 @@ func cmdLadder(args []string) error {
 		fmt.Fprintln(os.Stderr, "ladder: no GPU — running smoke sizes on the CPU (numbers show that each step trains, not speed)")
 		*smoke = true
 	}
-	model, size, lr := mobilenet.Default(), 224, 0.001
-	nTrain := 0
-	if *smoke {
-		model.Width, size, lr, nTrain = 0.25, 48, 0.01, 2000
-		batches = []int{128} // divided by 8 below, like every batch of the smoke run
-		*warmup, *timed = min(*warmup, 3), min(*timed, 20)
-	}
 	if !train.IsXLA(choice.Backend) && *k > 1 {
 		fmt.Fprintf(os.Stderr, "ladder: step 10 runs 1 step per call on %s (its While loop cannot hold a gradient yet)\n", choice.Backend)
 		*k = 1
+	}
+	if *smoke {
+		batches = []int{128} // one variant of steps 9 and 10; Smoke sets every batch to 16
 	}
 	steps, err := ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *k), *stepList)
 	if err != nil {
 		return usageError{err}
 	}
+	opt := ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: *warmup, Steps: *timed}
+	nTrain := 0
+	if *smoke {
+		steps, opt = ladder.Smoke(steps)
+		nTrain = ladder.SmokeTrainImages
+	}
+	opt.Progress = os.Stderr
+	model, size := opt.Model, opt.ImageSize
 	trainSet, _, err := loadData(*dataDir, false, nTrain, 100)
 	if err != nil {
 		return err
@@ -72,20 +76,14 @@ func cmdLadder(args []string) error {
 		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: trainSet.Source,
 		Synthetic: trainSet.Synthetic, HostCores: runtime.NumCPU(), ImageSize: size,
 		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", model.Width, mobilenet.New(model).NumTrainable()),
-		Warmup: *warmup, TimedSteps: *timed, Smoke: *smoke, Driver: driverVersion()}}
+		Warmup: opt.Warmup, TimedSteps: opt.Steps, Smoke: *smoke, Driver: driverVersion()}}
 	if *torch != "" {
 		if file.Reference, err = readTorch(*torch); err != nil {
 			return dataError{err}
 		}
 	}
-	opt := ladder.Options{Model: model, ImageSize: size, Warmup: *warmup, Steps: *timed, Progress: os.Stderr}
 	failed := 0
 	for _, s := range steps {
-		if *smoke {
-			s.Train.Batch = max(4, s.Train.Batch/8)
-			s.Feed.Batch = s.Train.Batch
-			s.Train.LR = lr
-		}
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if err != nil {
 			failed++
@@ -102,8 +100,12 @@ func cmdLadder(args []string) error {
 	if err != nil {
 		return err
 	}
+	charts, err := file.WriteCharts(*out)
+	if err != nil {
+		return err
+	}
 	fmt.Print(file.Markdown())
-	fmt.Printf("\nresults: %s, %s\n", jsonPath, mdPath)
+	fmt.Printf("\nresults: %s, %s, %s\n", jsonPath, mdPath, strings.Join(charts, ", "))
 	if failed > 0 {
 		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))
 	}

@@ -51,9 +51,9 @@ type Result struct {
 	OtherMs    float64 `json:"other_ms"`
 	// H2DBytesPerStep is what crosses the bus per step for the batch.
 	H2DBytesPerStep int       `json:"h2d_bytes_per_step"`
-	LossFirst       float64   `json:"loss_first"`
-	LossLast        float64   `json:"loss_last"`
-	Losses          []float64 `json:"losses,omitempty"`
+	LossFirst       float64   `json:"loss_first"` // the untrained model's loss (first call)
+	LossLast        float64   `json:"loss_last"`  // mean of the last 5 losses read
+	Losses          []float64 `json:"losses,omitempty"` // every loss read, from the first call on
 	LossScale       float64   `json:"loss_scale,omitempty"`
 	SkippedSteps    int       `json:"skipped_steps"`
 	// Compiled memory statistics of the step's executable, when the backend reports them (bytes).
@@ -209,7 +209,8 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 	res.OtherMs = max(0, res.StepMedianMs-res.DataWaitMs-res.TransferMs-res.ComputeMs)
 	res.Losses = losses
 	if len(losses) > 0 {
-		res.LossFirst, res.LossLast = mean(losses[:min(5, len(losses))]), mean(losses[max(0, len(losses)-5):])
+		// The first loss is the untrained model's (the compiling call); the last is averaged over 5 reads.
+		res.LossFirst, res.LossLast = losses[0], mean(losses[max(0, len(losses)-5):])
 	}
 	sc, skipped, err := tr.ScalerState()
 	if err != nil {

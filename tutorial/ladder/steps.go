@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
@@ -113,3 +114,20 @@ func Select(steps []Step, list string) ([]Step, error) {
 	}
 	return out, nil
 }
+
+// Smoke shrinks the ladder for a CPU: every step keeps its input path, precision and steps per call, but trains a
+// quarter-width MobileNetV2 at 48 px with batch 16 and learning rate 0.01, so CI can check in minutes that each
+// step trains. (At 32 px the last blocks see 1×1 maps and batch norm over 16 values is all noise.)
+func Smoke(steps []Step) ([]Step, Options) {
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		s.Train.Batch, s.Feed.Batch, s.Train.LR = 16, 16, 0.01
+		out[i] = s
+	}
+	model := mobilenet.Default()
+	model.Width = 0.25
+	return out, Options{Model: model, ImageSize: 48, Warmup: 5, Steps: 40}
+}
+
+// SmokeTrainImages is how many training images a smoke run uses.
+const SmokeTrainImages = 2000

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTrainSmoke runs `trainopt train` at a tiny size on the CPU (GOMLX_BACKEND=go): it must succeed.
+func TestTrainSmoke(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "go")
+	err := cmdTrain([]string{"-data", t.TempDir(), "-size", "48", "-width", "0.25", "-batch", "8", "-steps", "3",
+		"-warmup", "1", "-eval", "16", "-train-images", "64", "-precision", "f32", "-workers", "1"})
+	if code := report(err); code != exitOK {
+		t.Fatalf("train smoke: exit %d, err %v", code, err)
+	}
+}
+
+// TestExitCodes: scripts can tell bad usage (2) from bad data (3) from a failed run (1).
+func TestExitCodes(t *testing.T) {
+	t.Setenv("GOMLX_BACKEND", "go")
+	empty := t.TempDir()
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "data_batch_1.bin"), []byte("short"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		want int
+	}{
+		{"unknown precision", func() error { return cmdTrain([]string{"-precision", "fp8"}) }, exitUsage},
+		{"unknown flag", func() error { return cmdTrain([]string{"-nope"}) }, exitUsage},
+		{"unknown input", func() error { return cmdTrain([]string{"-input", "pigeon"}) }, exitUsage},
+		{"unknown ladder step", func() error { return cmdLadder([]string{"-steps", "42", "-data", empty}) }, exitUsage},
+		{"data needs one mode", func() error { return cmdData(nil) }, exitUsage},
+		{"real data missing", func() error { return cmdTrain([]string{"-real", "-data", empty}) }, exitData},
+		{"corrupt data", func() error { return cmdTrain([]string{"-data", bad}) }, exitData},
+		{"bad torch file", func() error {
+			return cmdLadder([]string{"-steps", "1", "-data", empty, "-torch", filepath.Join(empty, "none.jsonl")})
+		}, exitData},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := report(tc.run()); got != tc.want {
+				t.Errorf("exit code %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
