@@ -16,6 +16,8 @@ const usage = `trainopt — MobileNetV2 / CIFAR-10 training optimisations in Go 
 usage:
   trainopt train  [flags]   train one configuration with live progress and a summary
   trainopt ladder [flags]   run the optimisation ladder and write assets/results/<gpu>-<date>.{json,md,svg}
+  trainopt profile [flags]  profile one ladder step: step-time split, NVML, XLA's kernel trace, memory,
+                            recommendations → assets/profiles/<gpu>-<date>-step<ID>/
   trainopt data   [flags]   download CIFAR-10 (-download) or write the synthetic stand-in (-synthetic)
 
 Run "trainopt <command> -h" for a command's flags. The backend is chosen automatically (GOMLX_BACKEND wins; then a
@@ -49,6 +51,8 @@ func main() {
 		err = cmdLadder(os.Args[2:])
 	case "data":
 		err = cmdData(os.Args[2:])
+	case "profile":
+		err = cmdProfile(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

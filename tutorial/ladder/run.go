@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -25,6 +26,12 @@ type Options struct {
 	Progress  io.Writer
 	// ProgressEvery is the interval between progress lines in the timed window (default 5 s).
 	ProgressEvery time.Duration
+	// Window, if set, is called when the timed window starts; the function it returns when it ends (e.g. an
+	// NVML sampler).
+	Window func() (end func())
+	// After, if set, is called after the timed window with a function that runs n more steps of the same
+	// configuration (e.g. inside a profiler capture).
+	After func(runSteps func(n int) error) error
 	// OnTrainer, if set, is called with each step's trainer after its timed window (memory statistics,
 	// profiling).
 	OnTrainer func(Step, *train.Trainer, *Result)
@@ -162,6 +169,10 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		}
 	}
 	n := calls(opt.Steps)
+	var endWindow func()
+	if opt.Window != nil {
+		endWindow = opt.Window()
+	}
 	windowStart := time.Now()
 	lastReport := windowStart
 	for i := range n {
@@ -189,6 +200,9 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		losses = append(losses, v)
 	}
 	window := time.Since(windowStart)
+	if endWindow != nil {
+		endWindow()
+	}
 	res.SamplesPerSec = float64(n*k*cfg.Batch) / window.Seconds()
 
 	totals := make([]float64, len(timings))
@@ -220,6 +234,20 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		res.LossScale = sc.Scale
 	}
 	res.SkippedSteps = skipped
+	res.Memory = compiledMemory(tr)
+	if opt.After != nil {
+		err := opt.After(func(steps int) error {
+			for i := range calls(steps) {
+				if err := one(false, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+	}
 	if opt.OnTrainer != nil {
 		opt.OnTrainer(step, tr, &res)
 	}
@@ -253,4 +281,20 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// compiledMemory is XLA's compiled memory statistics of the step (nil on other backends): what the executable's
+// arguments, outputs and temporaries take on the device, known before it runs.
+func compiledMemory(tr *train.Trainer) map[string]int64 {
+	g, err := tr.StepGraph()
+	if err != nil {
+		return nil
+	}
+	st, err := profile.CompiledMemory(g)
+	if err != nil {
+		return nil
+	}
+	d := st.Device
+	return map[string]int64{"arguments": d.Arguments, "outputs": d.Outputs, "aliases": d.Aliases,
+		"temporary": d.Temporary, "generated_code": d.GeneratedCode, "total": d.Total()}
 }

@@ -120,6 +120,16 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 		args = append(args, buf)
 	}
 	args = append(args, batch...)
+	if t.argShapes == nil {
+		for _, a := range args {
+			switch v := a.(type) {
+			case *tensors.Tensor:
+				t.argShapes = append(t.argShapes, v.Shape())
+			default: // donated buffers: the state's shapes
+				t.argShapes = append(t.argShapes, t.state[len(t.argShapes)].Shape())
+			}
+		}
+	}
 	start := time.Now()
 	outs, err := t.step.Call(args...)
 	if err != nil {
@@ -194,4 +204,13 @@ func (t *Trainer) Evaluate(images, labels []uint8, n int) (float64, error) {
 		correct += int(c)
 	}
 	return float64(correct) / float64(n), nil
+}
+
+// StepGraph returns the compiled graph of the training step (after the first step), e.g. for its compiled memory
+// statistics or its HLO.
+func (t *Trainer) StepGraph() (*Graph, error) {
+	if t.argShapes == nil {
+		return nil, fmt.Errorf("the step has not been compiled yet: run a step first")
+	}
+	return t.step.Compile(t.argShapes...)
 }

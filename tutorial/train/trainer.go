@@ -75,6 +75,7 @@ type Trainer struct {
 	// FirstCall is the wall time of the first Execute (compilation, autotuning and one step).
 	FirstCall time.Duration
 	calls     int
+	argShapes []shapes.Shape // of the step's arguments, recorded at the first call
 }
 
 type deviceData struct {

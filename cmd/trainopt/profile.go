@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+)
+
+func cmdProfile(args []string) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	dataDir := fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
+	stepID := fs.String("step", "1", "ladder step to profile (e.g. 1, 8, 10@256)")
+	batchList := fs.String("batches", "128,256,512", "batch sizes of steps 9 and 10")
+	k := fs.Int("k", 10, "training steps per Execute in step 10")
+	warmup := fs.Int("warmup", 10, "warm-up steps after the first (compiling) call")
+	timed := fs.Int("timed", 50, "timed steps (the step-time split)")
+	capture := fs.Int("capture", 20, "training steps inside the kernel-level capture (keep it small: traces grow fast)")
+	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>-step<ID>/")
+	smoke := fs.Bool("smoke", false, "tiny sizes on the CPU (automatic without a GPU)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var batches []int
+	for _, s := range strings.Split(*batchList, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || b < 1 {
+			return usageError{fmt.Errorf("bad -batches %q", *batchList)}
+		}
+		batches = append(batches, b)
+	}
+	choice, err := backend.Discover()
+	if err != nil {
+		return err
+	}
+	if !choice.IsGPU {
+		*smoke = true
+		*k = 1
+	}
+	steps := ladder.Ladder(runtime.NumCPU(), batches, *k)
+	var step *ladder.Step
+	for i := range steps {
+		if steps[i].ID == *stepID {
+			step = &steps[i]
+		}
+	}
+	if step == nil {
+		if sel, err := ladder.Select(steps, *stepID); err == nil && len(sel) > 0 {
+			step = &sel[0]
+		} else {
+			return usageError{fmt.Errorf("unknown ladder step %q", *stepID)}
+		}
+	}
+	opt := ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: *warmup, Steps: *timed}
+	nTrain := 0
+	if *smoke {
+		var sm []ladder.Step
+		sm, opt = ladder.Smoke([]ladder.Step{*step})
+		step, nTrain = &sm[0], ladder.SmokeTrainImages
+		opt.Steps, *capture = min(opt.Steps, 10), min(*capture, 3)
+	}
+	opt.Progress = os.Stderr
+	trainSet, _, err := loadData(*dataDir, false, nTrain, 100)
+	if err != nil {
+		return err
+	}
+
+	report := &profile.Report{Title: fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)}
+	var windowSampler profile.GPUSamplerSummary
+	opt.Window = func() func() {
+		s, err := profile.StartSampler(0, 25*time.Millisecond)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err) // one line; the rest of the report still works
+		}
+		return func() { windowSampler = s.Stop() }
+	}
+	opt.After = func(runSteps func(int) error) error {
+		fmt.Fprintf(os.Stderr, "profile: capturing %d steps with XLA's profiler…\n", *capture)
+		r, err := profile.CaptureAround(choice.PluginPath, func() error { return runSteps(*capture) })
+		if r != nil {
+			report = r
+		}
+		if err != nil {
+			if errors.Is(err, profile.ErrNoPlugin) || !choice.IsGPU {
+				report.Notes = append(report.Notes, "no kernel-level profile: "+err.Error())
+				fmt.Fprintln(os.Stderr, "profile: no kernel-level profile:", err)
+				return nil
+			}
+			return err
+		}
+		return nil
+	}
+	res, err := ladder.Run(choice.Backend, *step, trainSet, opt)
+	if err != nil {
+		return err
+	}
+	report.Title = fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)
+	c := &report.Conditions
+	if c.Date == "" {
+		*c = profile.NewConditions()
+	}
+	c.GPU, c.Batch, c.Precision, c.Steps = choice.Device, res.Batch, res.Precision, *capture
+	c.Data = "real"
+	if trainSet.Synthetic {
+		c.Data = "synthetic"
+	}
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+	report.Step = &profile.StepBreakdown{DataWait: ms(res.DataWaitMs), Transfer: ms(res.TransferMs),
+		Compute: ms(res.ComputeMs), Other: ms(res.OtherMs), Steps: 1}
+	if report.Kernels != nil {
+		if err := report.Resummarize(profile.SummaryOptions{Window: report.Window, Steps: *capture}); err != nil {
+			report.Notes = append(report.Notes, err.Error())
+		}
+	}
+	if windowSampler.Available {
+		report.Notes = append(report.Notes, fmt.Sprintf("NVML over the %d-step timed window: utilization mean %.0f%%, median %.0f%%",
+			*timed, windowSampler.UtilMeanPct, windowSampler.UtilMedianPct))
+	}
+	mem := &profile.MemoryReport{}
+	if res.Memory != nil {
+		mem.Compiled = append(mem.Compiled, profile.CompiledMemoryAt{Batch: res.Batch, MemoryStats: profile.MemoryStats{
+			Device: profile.MemoryUsage{Arguments: res.Memory["arguments"], Outputs: res.Memory["outputs"],
+				Aliases: res.Memory["aliases"], Temporary: res.Memory["temporary"], GeneratedCode: res.Memory["generated_code"]}}})
+	}
+	if dm, err := profile.DeviceMemory(choice.Backend, 0); err == nil {
+		mem.Device = &dm
+		mem.CapacityBytes = dm.BytesLimit
+	} else {
+		report.Notes = append(report.Notes, "device memory statistics: "+err.Error())
+	}
+	report.Memory = mem
+	report.Recommend()
+	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"), step.ID)))
+	if *smoke {
+		dir = filepath.Join(*out, "smoke-step"+safeName(step.ID))
+	}
+	if err := report.WriteFiles(dir); err != nil {
+		return err
+	}
+	fmt.Print(report.Markdown())
+	fmt.Printf("\nprofile written to %s\n", dir)
+	return nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(strings.TrimPrefix(s, "NVIDIA ")))
+}

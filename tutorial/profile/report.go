@@ -1,0 +1,307 @@
+package profile
+
+// The report is what a tutorial reader keeps: the conditions of the measurement (a number without its GPU,
+// versions, batch, precision and data source is not a result), the step-time split, the GPU-side summary, memory,
+// and the recommendations; as JSON (for tables across runs), Markdown (for the text) and an HTML fragment with
+// inline SVG charts (for GoNB's gonbui.DisplayHTML, no JavaScript or external files).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Conditions records what a measurement was made under.
+type Conditions struct {
+	GPU       string            `json:"gpu,omitempty"`
+	Date      string            `json:"date"` // RFC 3339.
+	GoVersion string            `json:"go_version"`
+	Versions  map[string]string `json:"versions,omitempty"` // Module path → version (GoMLX, go-xla, compute).
+	Backend   string            `json:"backend,omitempty"`  // GOMLX_BACKEND.
+	Plugin    *PluginInfo       `json:"plugin,omitempty"`
+	Batch     int               `json:"batch,omitempty"`
+	Precision string            `json:"precision,omitempty"` // "f32", "bf16", ...
+	Data      string            `json:"data,omitempty"`      // "synthetic" or "real".
+	Steps     int               `json:"steps,omitempty"`     // Training steps inside the profiled window.
+}
+
+// NewConditions fills the date, Go version, module versions and GOMLX_BACKEND of the running program.
+func NewConditions() Conditions {
+	c := Conditions{Date: time.Now().Format(time.RFC3339), GoVersion: runtime.Version(), Backend: os.Getenv("GOMLX_BACKEND")}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		c.Versions = map[string]string{}
+		for _, d := range bi.Deps {
+			switch d.Path {
+			case "github.com/gomlx/gomlx", "github.com/gomlx/go-xla", "github.com/gomlx/compute", "github.com/NVIDIA/go-nvml":
+				c.Versions[d.Path] = d.Version
+			}
+		}
+	}
+	return c
+}
+
+// CompiledMemoryAt is the compiled memory of the training step at one batch size.
+type CompiledMemoryAt struct {
+	Batch int `json:"batch"`
+	MemoryStats
+}
+
+// MemoryReport gathers what is known about memory.
+type MemoryReport struct {
+	CapacityBytes     int64              `json:"capacity_bytes,omitempty"` // Device memory (e.g. DeviceInfo.MemoryBytes).
+	Compiled          []CompiledMemoryAt `json:"compiled,omitempty"`
+	Device            *DeviceMemoryStats `json:"device,omitempty"`
+	Model             *MemoryModel       `json:"model,omitempty"`
+	Headroom          float64            `json:"headroom,omitempty"`
+	PredictedMaxBatch int                `json:"predicted_max_batch,omitempty"`
+}
+
+// Predict fits the memory model to the compiled points and predicts the largest batch (headroom e.g. 0.1).
+func (m *MemoryReport) Predict(headroom float64) error {
+	var pts []BatchMemory
+	for _, c := range m.Compiled {
+		pts = append(pts, BatchMemory{Batch: c.Batch, Bytes: c.Device.Total()})
+	}
+	model, err := FitMemory(pts)
+	if err != nil {
+		return err
+	}
+	m.Model, m.Headroom = &model, headroom
+	m.PredictedMaxBatch = model.MaxBatch(m.CapacityBytes, headroom)
+	return nil
+}
+
+// Use returns the memory use to judge: the allocator's peak if known, else the compiled total at batch (or the
+// largest compiled total); nil if nothing is known.
+func (m *MemoryReport) Use(batch int) *MemoryUse {
+	if m == nil || m.CapacityBytes <= 0 {
+		return nil
+	}
+	if m.Device != nil && m.Device.PeakBytesInUse >= 0 {
+		return &MemoryUse{UsedBytes: m.Device.PeakBytesInUse, CapacityBytes: m.CapacityBytes, Source: "PJRT peak_bytes_in_use"}
+	}
+	var best *CompiledMemoryAt
+	for i := range m.Compiled {
+		c := &m.Compiled[i]
+		if c.Batch == batch {
+			best = c
+			break
+		}
+		if best == nil || c.Device.Total() > best.Device.Total() {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &MemoryUse{UsedBytes: best.Device.Total(), CapacityBytes: m.CapacityBytes,
+		Source: fmt.Sprintf("XLA compiled memory at batch %d", best.Batch)}
+}
+
+// Report is one profiled configuration.
+type Report struct {
+	Title           string             `json:"title"`
+	Conditions      Conditions         `json:"conditions"`
+	Step            *StepBreakdown     `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
+	Kernels         *KernelSummary     `json:"kernels,omitempty"`
+	GPUSampler      *GPUSamplerSummary `json:"gpu_sampler,omitempty"`
+	Memory          *MemoryReport      `json:"memory,omitempty"`
+	Recommendations []Recommendation   `json:"recommendations,omitempty"`
+	Chrome          *ChromeResult      `json:"chrome_trace,omitempty"`
+	XPlaneFile      string             `json:"xplane_file,omitempty"`
+	Notes           []string           `json:"notes,omitempty"`
+
+	// Raw is the serialized XSpace of the capture (written as .xplane.pb by WriteFiles).
+	Raw []byte `json:"-"`
+	// Window is the wall-clock interval of the profiled steps.
+	Window Window `json:"-"`
+	space  *XSpace
+}
+
+// Space decodes (once) and returns the captured XSpace.
+func (r *Report) Space() (*XSpace, error) {
+	if r.space == nil {
+		if len(r.Raw) == 0 {
+			return nil, errors.New("report has no captured profile")
+		}
+		s, err := DecodeXSpace(r.Raw)
+		if err != nil {
+			return nil, err
+		}
+		r.space = s
+	}
+	return r.space, nil
+}
+
+// Resummarize recomputes Kernels from the captured profile (e.g. with Steps or SMCount set); a zero opts.Window
+// means the capture's window.
+func (r *Report) Resummarize(opts SummaryOptions) error {
+	space, err := r.Space()
+	if err != nil {
+		return err
+	}
+	if opts.Window == (Window{}) {
+		opts.Window = r.Window
+	}
+	if opts.Steps == 0 {
+		opts.Steps = r.Conditions.Steps
+	}
+	k, err := Summarize(space, opts)
+	if err != nil {
+		return err
+	}
+	r.Kernels = k
+	if r.Conditions.GPU == "" {
+		r.Conditions.GPU = k.GPU.Name
+	}
+	return nil
+}
+
+// Recommend (re)computes the recommendations from the report's parts.
+func (r *Report) Recommend() {
+	in := RecommendInput{Kernels: r.Kernels, Memory: r.Memory.Use(r.Conditions.Batch)}
+	if r.Step != nil {
+		in.Step = *r.Step
+	}
+	r.Recommendations = Recommend(in)
+}
+
+// JSON returns the indented JSON of the report.
+func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
+
+// WriteFiles writes report.json, report.md, report.html, trace.json.gz (Perfetto) and the raw XSpace under
+// dir/plugins/profile/<run>/<host>.xplane.pb (open with `xprof --logdir dir` or TensorBoard's profile plugin).
+func (r *Report) WriteFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if len(r.Raw) > 0 {
+		space, err := r.Space()
+		if err != nil {
+			r.Notes = append(r.Notes, "captured profile does not decode: "+err.Error())
+		} else {
+			res, err := WriteChromeTraceFile(filepath.Join(dir, "trace.json.gz"), space, ChromeOptions{})
+			if err != nil {
+				return fmt.Errorf("writing Chrome trace: %w", err)
+			}
+			r.Chrome = &res
+		}
+		run := time.Now().Format("2006_01_02_15_04_05")
+		host := "gomlx"
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		}
+		p, err := WriteXPlane(dir, run, host, r.Raw)
+		if err != nil {
+			return fmt.Errorf("writing xplane.pb: %w", err)
+		}
+		if rel, err := filepath.Rel(dir, p); err == nil {
+			p = rel
+		}
+		r.XPlaneFile = p
+	}
+	js, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		"report.json": append(js, '\n'),
+		"report.md":   []byte(r.Markdown()),
+		"report.html": []byte("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + htmlEsc(r.title()) +
+			"</title></head><body>\n" + r.HTML() + "\n</body></html>\n"),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Report) title() string {
+	if r.Title != "" {
+		return r.Title
+	}
+	return "GPU profile"
+}
+
+// conditionRows are the (label, value) pairs shown for the conditions.
+func (r *Report) conditionRows() [][2]string {
+	c := r.Conditions
+	var rows [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			rows = append(rows, [2]string{k, v})
+		}
+	}
+	add("GPU", c.GPU)
+	add("Date", c.Date)
+	add("Go", c.GoVersion)
+	for _, m := range []string{"github.com/gomlx/gomlx", "github.com/gomlx/go-xla", "github.com/gomlx/compute"} {
+		add(strings.TrimPrefix(m, "github.com/"), c.Versions[m])
+	}
+	add("Backend", c.Backend)
+	if c.Plugin != nil {
+		add("PJRT plugin", fmt.Sprintf("%s (C API %d.%d)", c.Plugin.Path, c.Plugin.APIMajor, c.Plugin.APIMinor))
+	}
+	if c.Batch > 0 {
+		add("Batch", fmt.Sprint(c.Batch))
+	}
+	add("Precision", c.Precision)
+	add("Data", c.Data)
+	if c.Steps > 0 {
+		add("Steps profiled", fmt.Sprint(c.Steps))
+	}
+	return rows
+}
+
+// steps returns the number of steps for per-step figures (0 if unknown).
+func (r *Report) steps() int {
+	if r.Kernels != nil && r.Kernels.Steps > 0 {
+		return r.Kernels.Steps
+	}
+	return r.Conditions.Steps
+}
+
+func fmtBytes(b int64) string {
+	switch {
+	case b < 0:
+		return "n/a"
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+func fmtPct(p float64) string {
+	if p < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
+func fmtDim3(d [3]int) string {
+	if d == ([3]int{}) {
+		return ""
+	}
+	return fmt.Sprintf("%d,%d,%d", d[0], d[1], d[2])
+}
+
+// shorten cuts long (C++ template) kernel names for tables; the full names are in report.json.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
