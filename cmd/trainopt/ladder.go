@@ -75,7 +75,7 @@ func cmdLadder(args []string) error {
 		Date: time.Now().UTC().Format("2006-01-02"), GPU: choice.Device, Backend: choice.String(),
 		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: trainSet.Source,
 		Synthetic: trainSet.Synthetic, HostCores: runtime.NumCPU(), ImageSize: size,
-		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", model.Width, mobilenet.New(model).NumTrainable()),
+		Model:  fmt.Sprintf("MobileNetV2 width %.2f, %d params", model.Width, mobilenet.New(model).NumTrainable()),
 		Warmup: opt.Warmup, TimedSteps: opt.Steps, Smoke: *smoke, Driver: driverVersion()}}
 	if *torch != "" {
 		if file.Reference, err = readTorch(*torch); err != nil {

@@ -58,8 +58,8 @@ type Result struct {
 	OtherMs    float64 `json:"other_ms"`
 	// H2DBytesPerStep is what crosses the bus per step for the batch.
 	H2DBytesPerStep int       `json:"h2d_bytes_per_step"`
-	LossFirst       float64   `json:"loss_first"` // the untrained model's loss (first call)
-	LossLast        float64   `json:"loss_last"`  // mean of the last 5 losses read
+	LossFirst       float64   `json:"loss_first"`       // the untrained model's loss (first call)
+	LossLast        float64   `json:"loss_last"`        // mean of the last 5 losses read
 	Losses          []float64 `json:"losses,omitempty"` // every loss read, from the first call on
 	LossScale       float64   `json:"loss_scale,omitempty"`
 	SkippedSteps    int       `json:"skipped_steps"`
