@@ -47,3 +47,21 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestLadderSmoke is `trainopt ladder -smoke`: every ladder step on the pure-Go backend at tiny sizes; the command
+// fails unless each step trained (finite losses, the last below the first). Throughput is not asserted.
+func TestLadderSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every ladder step on the CPU (several minutes)")
+	}
+	t.Setenv("GOMLX_BACKEND", "go")
+	out := t.TempDir()
+	if code := report(cmdLadder([]string{"-smoke", "-data", t.TempDir(), "-out", out})); code != exitOK {
+		t.Fatalf("ladder -smoke: exit %d", code)
+	}
+	md, _ := filepath.Glob(filepath.Join(out, "*.md"))
+	svg, _ := filepath.Glob(filepath.Join(out, "*.svg"))
+	if len(md) != 1 || len(svg) != 2 {
+		t.Errorf("want one results table and two charts in %s, got %v %v", out, md, svg)
+	}
+}

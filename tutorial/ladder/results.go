@@ -144,9 +144,13 @@ func (f *File) Markdown() string {
 		if base > 0 {
 			ratio = fmt.Sprintf("%.2f×", r.SamplesPerSec/base)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %.1f | %.3f→%.3f |\n",
+		first := fmt.Sprintf("%.1f", r.FirstCallS)
+		if r.ReusedExecutable {
+			first += " (reused)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %.3f→%.3f |\n",
 			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
-			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, r.FirstCallS, r.LossFirst, r.LossLast)
+			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, first, r.LossFirst, r.LossLast)
 	}
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch, same machine, same device call:\n\n| step | configuration | batch | samples/s | peak GB |\n|---|---|---:|---:|---:|\n")
