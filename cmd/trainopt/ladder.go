@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -156,4 +157,33 @@ func readTorch(path string) ([]ladder.Reference, error) {
 		return nil, fmt.Errorf("%s: no PyTorch ladder results found", path)
 	}
 	return refs, sc.Err()
+}
+
+// cmdResults re-renders a results file's Markdown table and charts (after editing or merging results files).
+func cmdResults(args []string) error {
+	fs := flag.NewFlagSet("results", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() == 0 {
+		return usageError{fmt.Errorf("results: give one or more results .json files")}
+	}
+	for _, path := range fs.Args() {
+		f, err := ladder.Read(path)
+		if err != nil {
+			return dataError{err}
+		}
+		dir := filepath.Dir(path)
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		md := filepath.Join(dir, name+".md")
+		if err := os.WriteFile(md, []byte(f.Markdown()), 0o644); err != nil {
+			return err
+		}
+		charts, err := f.WriteChartsAs(dir, name)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s → %s, %s\n", path, md, strings.Join(charts, ", "))
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ usage:
   trainopt ladder [flags]   run the optimisation ladder and write assets/results/<gpu>-<date>.{json,md,svg}
   trainopt profile [flags]  profile one ladder step: step-time split, NVML, XLA's kernel trace, memory,
                             recommendations → assets/profiles/<gpu>-<date>-step<ID>/
+  trainopt results FILE.json…  re-render a results file's table and charts
   trainopt data   [flags]   download CIFAR-10 (-download) or write the synthetic stand-in (-synthetic)
 
 Run "trainopt <command> -h" for a command's flags. The backend is chosen automatically (GOMLX_BACKEND wins; then a
@@ -53,6 +54,8 @@ func main() {
 		err = cmdData(os.Args[2:])
 	case "profile":
 		err = cmdProfile(os.Args[2:])
+	case "results":
+		err = cmdResults(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -41,7 +41,10 @@ func (f *File) SplitChart() ([]byte, error) {
 }
 
 // WriteCharts writes <dir>/<Name>-throughput.svg and -split.svg.
-func (f *File) WriteCharts(dir string) ([]string, error) {
+func (f *File) WriteCharts(dir string) ([]string, error) { return f.WriteChartsAs(dir, f.Name()) }
+
+// WriteChartsAs writes <dir>/<name>-throughput.svg and -split.svg.
+func (f *File) WriteChartsAs(dir, name string) ([]string, error) {
 	var paths []string
 	for _, c := range []struct {
 		suffix string
@@ -51,7 +54,7 @@ func (f *File) WriteCharts(dir string) ([]string, error) {
 		if err != nil {
 			return paths, fmt.Errorf("%s chart: %w", c.suffix, err)
 		}
-		path := filepath.Join(dir, f.Name()+"-"+c.suffix+".svg")
+		path := filepath.Join(dir, name+"-"+c.suffix+".svg")
 		if err := plot.WriteFile(path, svg); err != nil {
 			return paths, err
 		}

@@ -126,7 +126,7 @@ func Smoke(steps []Step) ([]Step, Options) {
 	}
 	model := mobilenet.Default()
 	model.Width = 0.25
-	return out, Options{Model: model, ImageSize: 48, Warmup: 3, Steps: 30}
+	return out, Options{Model: model, ImageSize: 48, Warmup: 3, Steps: 25}
 }
 
 // SmokeTrainImages is how many training images a smoke run uses.

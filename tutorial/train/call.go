@@ -121,12 +121,14 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 	}
 	args = append(args, batch...)
 	if t.argShapes == nil {
-		for _, a := range args {
-			switch v := a.(type) {
-			case *tensors.Tensor:
-				t.argShapes = append(t.argShapes, v.Shape())
-			default: // donated buffers: the state's shapes
-				t.argShapes = append(t.argShapes, t.state[len(t.argShapes)].Shape())
+		for _, s := range t.state {
+			t.argShapes = append(t.argShapes, s.Shape())
+		}
+		for _, b := range batch {
+			if x, ok := b.(*tensors.Tensor); ok {
+				t.argShapes = append(t.argShapes, x.Shape())
+			} else {
+				t.argShapes = append(t.argShapes, tensors.MustFromAnyValue(b).Shape())
 			}
 		}
 	}
