@@ -307,7 +307,12 @@ func mean(v []float64) float64 {
 
 // compiledMemory is XLA's compiled memory statistics of the step (nil on other backends): what the executable's
 // arguments, outputs and temporaries take on the device, known before it runs.
-func compiledMemory(tr *train.Trainer) map[string]int64 {
+func compiledMemory(tr *train.Trainer) (mem map[string]int64) {
+	defer func() {
+		if r := recover(); r != nil { // statistics are a bonus: never lose a measured step over them
+			mem = nil
+		}
+	}()
 	g, err := tr.StepGraph()
 	if err != nil {
 		return nil

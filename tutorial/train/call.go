@@ -111,15 +111,7 @@ func (t *Trainer) StepDevice() (*tensors.Tensor, error) {
 
 // call executes the step, donating the state (XLA may update it in place) and keeping the new state.
 func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
-	args := make([]any, 0, len(t.state)+len(batch))
-	for _, s := range t.state {
-		buf, err := DonateTensorBuffer(s, t.Backend, 0)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, buf)
-	}
-	args = append(args, batch...)
+	// Shapes are read before the state is donated: a donated device tensor no longer knows its shape.
 	if t.argShapes == nil {
 		for _, s := range t.state {
 			t.argShapes = append(t.argShapes, s.Shape())
@@ -132,6 +124,15 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 			}
 		}
 	}
+	args := make([]any, 0, len(t.state)+len(batch))
+	for _, s := range t.state {
+		buf, err := DonateTensorBuffer(s, t.Backend, 0)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, buf)
+	}
+	args = append(args, batch...)
 	start := time.Now()
 	outs, err := t.step.Call(args...)
 	if err != nil {

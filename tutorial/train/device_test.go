@@ -73,3 +73,29 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("fp8 should be rejected")
 	}
 }
+
+// TestStepGraphAfterDeviceSteps: the compiled step can be fetched (for its memory statistics) after device-data
+// steps, whose state tensors were donated — a regression: shapes read after donation were invalid.
+func TestStepGraphAfterDeviceSteps(t *testing.T) {
+	images, labels := tinySet(64, 4)
+	cfg := DefaultConfig()
+	cfg.Precision, cfg.Batch, cfg.ImageSize, cfg.Input = BF16, 8, 32, InputDeviceData
+	tr, err := NewTrainer(goBackend(t), smallModel(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.StepGraph(); err == nil {
+		t.Error("StepGraph before the first step should say it is not compiled yet")
+	}
+	if err := tr.SetDeviceData(images, labels, 64); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := tr.StepDevice(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.StepGraph(); err != nil {
+		t.Fatal(err)
+	}
+}
