@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
@@ -97,5 +99,49 @@ func TestStepGraphAfterDeviceSteps(t *testing.T) {
 	}
 	if _, err := tr.StepGraph(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWhileStepsStayInTheirFunction builds (without running) the K-steps-per-call program and checks what XLA's
+// builder requires and the pure-Go backend does not: no operation uses a value of another function (a While body
+// reading the enclosing function's nodes, or a constant cached in one scope reused in another).
+func TestWhileStepsStayInTheirFunction(t *testing.T) {
+	buildOnlyWhile = true
+	defer func() { buildOnlyWhile = false }()
+	images, labels := tinySet(64, 4)
+	cfg := DefaultConfig()
+	cfg.Precision, cfg.Batch, cfg.ImageSize, cfg.Input, cfg.StepsPerCall = F16, 8, 32, InputDeviceData, 3
+	tr, err := NewTrainer(goBackend(t), smallModel(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SetDeviceData(images, labels, 64); err != nil {
+		t.Fatal(err)
+	}
+	var argShapes []shapes.Shape
+	for _, s := range tr.state {
+		argShapes = append(argShapes, s.Shape())
+	}
+	argShapes = append(argShapes, tr.data.images.Shape(), tr.data.labels.Shape(), tr.data.perm.Shape(), shapes.Make(dtypes.Int32))
+	g, err := tr.step.Compile(argShapes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closures := 0
+	for _, n := range g.Nodes() {
+		if n == nil {
+			continue
+		}
+		if !n.Function().IsMain() {
+			closures++
+		}
+		for _, in := range n.Inputs() {
+			if in.Function() != n.Function() {
+				t.Fatalf("node %s in function %q uses %s from function %q", n, n.Function().Name(), in, in.Function().Name())
+			}
+		}
+	}
+	if closures == 0 {
+		t.Fatal("no node inside a closure: the While loop was not built")
 	}
 }

@@ -89,6 +89,9 @@ func (t *Trainer) idxTracker() int { return t.idxScale() + 1 }
 func (t *Trainer) idxSkipped() int { return t.idxScale() + 2 }
 func (t *Trainer) idxRNG() int     { return t.idxScale() + 3 }
 
+// buildOnlyWhile lets tests build (not run) the K-steps program on the pure-Go backend.
+var buildOnlyWhile = false
+
 // NewTrainer initialises the model (torchvision's initialisation, from cfg.Seed) on the backend's device and
 // prepares the executables; nothing is compiled until the first step.
 func NewTrainer(backend compute.Backend, model *mobilenet.Model, cfg Config) (*Trainer, error) {
@@ -98,7 +101,7 @@ func NewTrainer(backend compute.Backend, model *mobilenet.Model, cfg Config) (*T
 	if err := cfg.Precision.CheckBackend(backend); err != nil {
 		return nil, err
 	}
-	if cfg.StepsPerCall > 1 && !IsXLA(backend) {
+	if cfg.StepsPerCall > 1 && !IsXLA(backend) && !buildOnlyWhile {
 		return nil, fmt.Errorf("%d steps per call need the XLA backend: the pure-Go backend (%s) fails to run a While "+
 			"loop whose body holds a gradient (compute v0.1.14: \"send on closed channel\"); use 1 step per call there",
 			cfg.StepsPerCall, backend.Description())
@@ -154,51 +157,52 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 		newState, loss := t.oneStep(state, x, batch[1])
 		return append(newState, loss)
 	}
-	images, labels, perm, offset := batch[0], batch[1], batch[2], batch[3]
-	g := images.Graph()
-	sample := func(k *Node) (x, y *Node) {
-		// perm[start : start+B] as a gather (the pure-Go backend has no DynamicSlice).
+	g := batch[0].Graph()
+	// sample gathers step k's batch: perm[offset+k·B : offset+(k+1)·B] (a gather: the pure-Go backend has no
+	// DynamicSlice), then those images and labels.
+	sample := func(images, labels, perm, offset, k *Node) (x, y *Node) {
 		start := Add(offset, MulScalar(k, t.Config.Batch))
-		positions := Add(Iota(g, shapes.Make(dtypes.Int32, t.Config.Batch), 0), start)
+		positions := Add(Iota(k.Graph(), shapes.Make(dtypes.Int32, t.Config.Batch), 0), start)
 		idx := ExpandAxes(Gather(perm, ExpandAxes(positions, -1)), -1)
 		return t.prepareInput(Gather(images, idx)), Gather(labels, idx)
 	}
 	if t.Config.StepsPerCall == 1 {
-		x, y := sample(ScalarZero(g, dtypes.Int32))
+		x, y := sample(batch[0], batch[1], batch[2], batch[3], Const(g, int32(0)))
 		newState, loss := t.oneStep(state, x, y)
 		return append(newState, loss)
 	}
-	// K steps in one Execute: the loop state is (k, state..., loss sum).
-	// The initial values are built before the closures: GoMLX caches scalar constants per graph, and a zero first
-	// created inside a closure would otherwise be reused here, outside its scope.
-	init := append([]*Node{ScalarZero(g, dtypes.Int32)}, state...)
-	init = append(init, ScalarZero(g, dtypes.Float32))
-	stateShapes := make([]shapes.Shape, ns)
-	for i, s := range state {
-		stateShapes[i] = s.Shape()
+	// K steps in one Execute. XLA's closures cannot use values of the enclosing function, so everything the body
+	// reads travels in the loop state: (k, loss sum, images, labels, perm, offset, state...).
+	// Constants outside the closures are made with Const, not Scalar: GoMLX caches scalar constants per graph,
+	// not per function, and a cached constant from one scope used in another breaks the While.
+	init := append([]*Node{Const(g, int32(0)), Const(g, float32(0))}, batch[:4]...)
+	init = append(init, state...)
+	shapesOf := make([]shapes.Shape, len(init))
+	for i, n := range init {
+		shapesOf[i] = n.Shape()
 	}
-	params := func(g *Graph) (k *Node, st []*Node, lossSum *Node) {
-		k = Parameter(g, "k", shapes.Make(dtypes.Int32))
-		for i, s := range stateShapes {
-			st = append(st, Parameter(g, fmt.Sprintf("state_%d", i), s))
+	params := func(g *Graph) []*Node {
+		ps := make([]*Node, len(shapesOf))
+		for i, s := range shapesOf {
+			ps[i] = Parameter(g, fmt.Sprintf("loop_%d", i), s)
 		}
-		lossSum = Parameter(g, "loss_sum", shapes.Make(dtypes.Float32))
-		return
+		return ps
 	}
 	cond := NewClosure(g, func(g *Graph) []*Node {
-		k, _, _ := params(g)
-		return []*Node{LessThan(k, Scalar(g, dtypes.Int32, t.Config.StepsPerCall))}
+		ps := params(g)
+		return []*Node{LessThan(ps[0], Const(g, int32(t.Config.StepsPerCall)))}
 	})
 	body := NewClosure(g, func(g *Graph) []*Node {
-		k, st, lossSum := params(g)
-		x, y := sample(k)
+		ps := params(g)
+		k, lossSum, data, st := ps[0], ps[1], ps[2:6], ps[6:]
+		x, y := sample(data[0], data[1], data[2], data[3], k)
 		newState, loss := t.oneStep(st, x, y)
-		out := append([]*Node{AddScalar(k, 1)}, newState...)
-		return append(out, Add(lossSum, loss))
+		out := append([]*Node{Add(k, OnesLike(k)), Add(lossSum, loss)}, data...)
+		return append(out, newState...)
 	})
 	results := While(cond, body, init...)
-	meanLoss := DivScalar(results[len(results)-1], t.Config.StepsPerCall)
-	return append(results[1:1+ns], meanLoss)
+	meanLoss := Div(results[1], Const(g, float32(t.Config.StepsPerCall)))
+	return append(results[6:], meanLoss)
 }
 
 // prepareInput turns a batch as it arrives into normalised float32 [B,S,S,3].
