@@ -162,6 +162,7 @@ func readTorch(path string) ([]ladder.Reference, error) {
 // cmdResults re-renders a results file's Markdown table and charts (after editing or merging results files).
 func cmdResults(args []string) error {
 	fs := flag.NewFlagSet("results", flag.ContinueOnError)
+	torch := fs.String("torch", "", "attach PyTorch ladder output (JSON lines) measured in the same device call")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -172,6 +173,18 @@ func cmdResults(args []string) error {
 		f, err := ladder.Read(path)
 		if err != nil {
 			return dataError{err}
+		}
+		if *torch != "" {
+			if f.Reference, err = readTorch(*torch); err != nil {
+				return dataError{err}
+			}
+			data, err := json.MarshalIndent(f, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+				return err
+			}
 		}
 		dir := filepath.Dir(path)
 		name := strings.TrimSuffix(filepath.Base(path), ".json")
