@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,13 +30,9 @@ func cmdProfile(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var batches []int
-	for _, s := range strings.Split(*batchList, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || b < 1 {
-			return usageError{fmt.Errorf("bad -batches %q", *batchList)}
-		}
-		batches = append(batches, b)
+	batches, err := parseBatches(*batchList)
+	if err != nil {
+		return err
 	}
 	choice, err := backend.Discover()
 	if err != nil {
