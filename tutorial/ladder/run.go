@@ -99,6 +99,9 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		}
 	}
 	device := cfg.Input == train.InputDeviceData
+	if device {
+		res.Workers = 0 // no host pipeline: the dataset is on the device
+	}
 	var src *pipeline.Source
 	if device && !reused {
 		if err := tr.SetDeviceData(set.Images, set.Labels, set.Len()); err != nil {
