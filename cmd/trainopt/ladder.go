@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
@@ -66,17 +65,11 @@ func cmdLadder(args []string) error {
 	if !*smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
 		opt.Trainers = map[string]*train.Trainer{}
 	}
-	model, size := opt.Model, opt.ImageSize
 	trainSet, _, err := loadData(*dataDir, false, nTrain, 100)
 	if err != nil {
 		return err
 	}
-	file := &ladder.File{Conditions: ladder.Conditions{
-		Date: time.Now().UTC().Format("2006-01-02"), GPU: choice.Device, Backend: choice.String(),
-		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: trainSet.Source,
-		Synthetic: trainSet.Synthetic, HostCores: runtime.NumCPU(), ImageSize: size,
-		Model:  fmt.Sprintf("MobileNetV2 width %.2f, %d params", model.Width, mobilenet.New(model).NumTrainable()),
-		Warmup: opt.Warmup, TimedSteps: opt.Steps, Smoke: *smoke, Driver: driverVersion()}}
+	file := &ladder.File{Conditions: ladder.NewConditions(choice, trainSet, opt, *smoke)}
 	if *torch != "" {
 		if file.Reference, err = readTorch(*torch); err != nil {
 			return dataError{err}
@@ -113,16 +106,6 @@ func cmdLadder(args []string) error {
 		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))
 	}
 	return nil
-}
-
-// driverVersion reads the NVIDIA driver version, if any.
-func driverVersion() string {
-	data, err := os.ReadFile("/proc/driver/nvidia/version")
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	return strings.TrimSpace(line)
 }
 
 // readTorch reads torch_ladder.py's JSON lines (a header line, then one line per step).

@@ -6,7 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 )
 
 // Conditions travel with every result so that a number, a table or a plot never loses its caption.
@@ -159,4 +165,26 @@ func (f *File) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// NewConditions records where and how a ladder run happens: the backend choice, the data, the model and the
+// measurement settings. The CLI and the notebooks both call it, so their results files read the same.
+func NewConditions(choice *backend.Choice, set *cifar.Set, opt Options, smoke bool) Conditions {
+	return Conditions{
+		Date: time.Now().UTC().Format("2006-01-02"), GPU: choice.Device, Backend: choice.String(),
+		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: set.Source,
+		Synthetic: set.Synthetic, HostCores: runtime.NumCPU(), ImageSize: opt.ImageSize,
+		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", opt.Model.Width,
+			mobilenet.New(opt.Model).NumTrainable()),
+		Warmup: opt.Warmup, TimedSteps: opt.Steps, Smoke: smoke, Driver: DriverVersion()}
+}
+
+// DriverVersion is the NVIDIA driver's version line, or "" without one.
+func DriverVersion() string {
+	data, err := os.ReadFile("/proc/driver/nvidia/version")
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	return strings.TrimSpace(line)
 }

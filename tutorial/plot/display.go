@@ -17,6 +17,7 @@ func Display(svg []byte) {
 		return
 	}
 	gonbui.DisplaySvg(string(stripProlog(svg)))
+	gonbui.Sync() // a cell's program may exit right after; make sure GoNB has read the output
 }
 
 // DisplayHTML shows HTML (e.g. from HTMLTable) inline when running inside
@@ -26,6 +27,7 @@ func DisplayHTML(html string) {
 		return
 	}
 	gonbui.DisplayHTML(html)
+	gonbui.Sync()
 }
 
 // stripProlog drops the XML declaration and comments before <svg: GoNB

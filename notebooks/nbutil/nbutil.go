@@ -1,0 +1,135 @@
+// Package nbutil is what the tutorial's notebooks call, so that their cells stay one or two lines long and the
+// logic lives in tested Go code.
+//
+// GoNB compiles and runs every cell as a new process: nothing survives between cells but declarations. So each
+// function here is a whole cell's work — find the backend, load the data, run one ladder step, write its result,
+// display tables and charts — and results pass from cell to cell (and from notebook to notebook) through a results
+// file in [RunsDir].
+//
+// Without a GPU every measured run uses the ladder's smoke sizes on the pure-Go backend (it shows that the step
+// runs and trains, not how fast), and the H200 numbers recorded by the `ladder` and `profile` commands under
+// assets/ are shown beside it, each with its GPU, date and conditions. With a GPU the same cells measure the real
+// thing.
+package nbutil
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Module is the repository's module path; [Root] looks for the go.mod that declares it.
+const Module = "github.com/gomlx-tutorials/trainopt"
+
+// Environment variables that change what the notebooks do.
+const (
+	// EnvRoot names the repository root (default: found from GONB_DIR or the working directory).
+	EnvRoot = "TRAINOPT_ROOT"
+	// EnvRuns names the folder for the notebooks' own results (default <root>/notebooks/runs).
+	EnvRuns = "TRAINOPT_NB_RUNS"
+	// EnvTimed overrides the number of timed steps per measured run (default 30 at smoke sizes, 60 on a GPU).
+	EnvTimed = "TRAINOPT_NB_TIMED"
+	// EnvWarmup overrides the number of warm-up steps (default 3 at smoke sizes, 10 on a GPU).
+	EnvWarmup = "TRAINOPT_NB_WARMUP"
+	// EnvNoDownload, when set to anything but "" or "0", stops 00-setup from downloading CIFAR-10.
+	EnvNoDownload = "TRAINOPT_NO_DOWNLOAD"
+	// EnvSmoke, when "1", forces smoke sizes even on a GPU (a quick check of the cells).
+	EnvSmoke = "TRAINOPT_NB_SMOKE"
+)
+
+// out is where the notebook functions print (the cell's stdout); tests replace it.
+var out io.Writer = os.Stdout
+
+func printf(format string, args ...any) { fmt.Fprintf(out, format, args...) }
+
+// exit is called by [fail]; tests replace it.
+var exit = os.Exit
+
+// fail prints the error where a notebook shows it and ends the cell with a non-zero status, which GoNB shows as
+// "exit status 1" (and the notebook test catches).
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "ERROR: %v\n", err)
+	exit(1)
+}
+
+// Root returns the repository root: $TRAINOPT_ROOT, else the first folder holding the module's go.mod found walking
+// up from $GONB_DIR (the notebook's folder) or the working directory.
+func Root() (string, error) {
+	if r := os.Getenv(EnvRoot); r != "" {
+		if isModuleRoot(r) {
+			return filepath.Abs(r)
+		}
+		return "", fmt.Errorf("%s=%q does not hold the go.mod of %s", EnvRoot, r, Module)
+	}
+	var starts []string
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		starts = append(starts, d)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	for _, s := range starts {
+		d, err := filepath.Abs(s)
+		if err != nil {
+			continue
+		}
+		for {
+			if isModuleRoot(d) {
+				return d, nil
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	return "", fmt.Errorf("cannot find the repository (a go.mod declaring %s) above %q; set %s", Module,
+		strings.Join(starts, `" or "`), EnvRoot)
+}
+
+func isModuleRoot(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`) == Module
+		}
+	}
+	return false
+}
+
+// RunsDir is the folder of the notebooks' own results files.
+func RunsDir(root string) string {
+	if d := os.Getenv(EnvRuns); d != "" {
+		return d
+	}
+	return filepath.Join(root, "notebooks", "runs")
+}
+
+// envInt reads a positive integer from the environment (def when unset); a bad value is an error.
+func envInt(name string, def int) (int, error) {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: want a non-negative integer", name, v)
+	}
+	return n, nil
+}
+
+func envTrue(name string) bool {
+	v := strings.TrimSpace(os.Getenv(name))
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+}

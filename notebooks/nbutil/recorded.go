@@ -1,0 +1,362 @@
+package nbutil
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+)
+
+// Recorded results live under <root>/assets, written on the GPU machine by `trainopt ladder` (results/*.json),
+// `trainopt profile` (profiles/*/report.json) and the GPU run scripts (gpu-runs/<date>-<what>/*.log).
+
+// RecordedFile is a ladder results file found under assets/results.
+type RecordedFile struct {
+	Path string
+	File *ladder.File
+}
+
+// RecordedResults reads assets/results/*.json, skipping smoke runs, newest date first. Files that do not parse are
+// reported in bad (one line each) rather than failing the notebook.
+func RecordedResults(root string) (files []RecordedFile, bad []string) {
+	paths, _ := filepath.Glob(filepath.Join(root, "assets", "results", "*.json"))
+	for _, p := range paths {
+		f, err := ladder.Read(p)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		if f.Conditions.Smoke || len(f.Results) == 0 {
+			continue
+		}
+		files = append(files, RecordedFile{Path: p, File: f})
+	}
+	slices.SortStableFunc(files, func(a, b RecordedFile) int {
+		return strings.Compare(b.File.Conditions.Date+b.Path, a.File.Conditions.Date+a.Path)
+	})
+	return files, bad
+}
+
+// RecordedProfile is a profile report found under assets/profiles.
+type RecordedProfile struct {
+	Dir    string
+	StepID string // from the folder name "<gpu>-<date>-step<ID>"
+	Report *profile.Report
+}
+
+var reProfileDir = regexp.MustCompile(`-step([0-9a-z@-]+)$`)
+
+// RecordedProfiles reads assets/profiles/*/report.json (not smoke ones), newest first.
+func RecordedProfiles(root string) (reps []RecordedProfile, bad []string) {
+	paths, _ := filepath.Glob(filepath.Join(root, "assets", "profiles", "*", "report.json"))
+	for _, p := range paths {
+		dir := filepath.Dir(p)
+		name := filepath.Base(dir)
+		if strings.HasPrefix(name, "smoke-") {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		var r profile.Report
+		if err := json.Unmarshal(data, &r); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		id := ""
+		if m := reProfileDir.FindStringSubmatch(name); m != nil {
+			id = m[1]
+		}
+		reps = append(reps, RecordedProfile{Dir: dir, StepID: id, Report: &r})
+	}
+	slices.SortStableFunc(reps, func(a, b RecordedProfile) int {
+		return strings.Compare(b.Report.Conditions.Date+b.Dir, a.Report.Conditions.Date+a.Dir)
+	})
+	return reps, bad
+}
+
+// profileMatches reports whether a profile's step is one of ids (by ID or ID before "@"; "10-256" from the folder
+// name matches "10@256").
+func profileMatches(p RecordedProfile, ids []string) bool {
+	if len(ids) == 0 {
+		return true
+	}
+	id := strings.Replace(p.StepID, "-", "@", 1)
+	base, _, _ := strings.Cut(id, "@")
+	for _, w := range ids {
+		if w == id || w == base {
+			return true
+		}
+	}
+	return false
+}
+
+// TrainRun is one `trainopt train` summary found in a GPU run's log.
+type TrainRun struct {
+	Log, Date, GPU, Driver string
+	Config                 string // "bf16 batch 128, 32×32 uint8, resize+normalise on device"
+	Data                   string // "SYNTHETIC data" or "real CIFAR-10"
+	FirstCallS             float64
+	SamplesPerSec          float64
+	StepMs, P10Ms, P90Ms   float64
+	Steps                  int
+	DataWaitMs, TransferMs float64
+	ComputeMs, OtherMs     float64
+	LossFirst, LossLast    float64
+	Skipped                int
+}
+
+var (
+	reSummary = regexp.MustCompile(`^summary: (.+) on (.+?) \((SYNTHETIC data|real CIFAR-10)\)$`)
+	reFirst   = regexp.MustCompile(`first call \(compile \+ autotune \+ 1 step\): ([0-9.]+) s`)
+	reThrough = regexp.MustCompile(`throughput: ([0-9.]+) samples/s; step ([0-9.]+) ms median \(p10 ([0-9.]+), p90 ([0-9.]+)\) over (\d+) steps`)
+	reSplit   = regexp.MustCompile(`step split: data wait ([0-9.]+) ms, transfer ([0-9.]+) ms, compute ([0-9.]+) ms, other ([0-9.]+) ms`)
+	reLoss    = regexp.MustCompile(`loss: ([0-9.eE+-]+) → ([0-9.eE+-]+)(?:; loss scale [0-9.eE+]+, (\d+) skipped)?`)
+	reDate    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})`)
+)
+
+// ParseTrainLog reads the summary a `trainopt train` run printed; ok is false when the log holds none.
+func ParseTrainLog(text string) (r TrainRun, ok bool) {
+	f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if m := reSummary.FindStringSubmatch(line); m != nil {
+			r.Config, r.GPU, r.Data, ok = m[1], m[2], m[3], true
+		} else if m := reFirst.FindStringSubmatch(line); m != nil && ok {
+			r.FirstCallS = f(m[1])
+		} else if m := reThrough.FindStringSubmatch(line); m != nil && ok {
+			r.SamplesPerSec, r.StepMs, r.P10Ms, r.P90Ms = f(m[1]), f(m[2]), f(m[3]), f(m[4])
+			r.Steps, _ = strconv.Atoi(m[5])
+		} else if m := reSplit.FindStringSubmatch(line); m != nil && ok {
+			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs = f(m[1]), f(m[2]), f(m[3]), f(m[4])
+		} else if m := reLoss.FindStringSubmatch(line); m != nil && ok {
+			r.LossFirst, r.LossLast = f(m[1]), f(m[2])
+			if m[3] != "" {
+				r.Skipped, _ = strconv.Atoi(m[3])
+			}
+		}
+	}
+	return r, ok && r.SamplesPerSec > 0
+}
+
+// RecordedTrain reads assets/gpu-runs/*/*.log for `trainopt train` summaries, with the date from the folder name
+// and the driver from the folder's nvidia-smi.txt.
+func RecordedTrain(root string) []TrainRun {
+	var runs []TrainRun
+	logs, _ := filepath.Glob(filepath.Join(root, "assets", "gpu-runs", "*", "*.log"))
+	for _, p := range logs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		r, ok := ParseTrainLog(string(data))
+		if !ok {
+			continue
+		}
+		dir := filepath.Dir(p)
+		r.Log = p
+		if m := reDate.FindStringSubmatch(filepath.Base(dir)); m != nil {
+			r.Date = m[1]
+		}
+		if smi, err := os.ReadFile(filepath.Join(dir, "nvidia-smi.txt")); err == nil {
+			lines := strings.Split(strings.TrimSpace(string(smi)), "\n")
+			if len(lines) >= 2 {
+				if cols := strings.Split(lines[1], ","); len(cols) >= 2 {
+					r.Driver = strings.TrimSpace(cols[1])
+				}
+			}
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// Recorded shows the H200 (or other GPU) results recorded under assets/results for the given ladder steps (all
+// steps when none are given), each from the newest file that measured it: per file a table, throughput, step-time
+// split and memory charts, captioned with its GPU, date and conditions. It says plainly when nothing has been
+// recorded yet. ([Profile] shows the profiles.)
+func Recorded(ids ...string) {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	ShowRecorded(root, ids...)
+}
+
+// RecordedGroup is the part of one recorded results file that is shown: its steps that no newer file has.
+type RecordedGroup struct {
+	Path string
+	File *ladder.File // a copy holding only the shown results
+}
+
+// GroupRecorded picks, for each wanted step (all steps for no ids), the newest recorded file that measured it, and
+// returns the files in that order with the steps each supplies. Results from different files are never merged into
+// one table or chart: each keeps its own conditions and caption.
+func GroupRecorded(files []RecordedFile, ids ...string) []RecordedGroup {
+	shown := map[string]bool{}
+	var groups []RecordedGroup
+	for _, rf := range files {
+		sub := subset(rf.File, ids...)
+		sub.Results = slices.DeleteFunc(slices.Clone(sub.Results), func(r ladder.Result) bool { return shown[r.ID] })
+		if len(sub.Results) == 0 {
+			continue
+		}
+		for _, r := range sub.Results {
+			shown[r.ID] = true
+		}
+		groups = append(groups, RecordedGroup{Path: rf.Path, File: sub})
+	}
+	return groups
+}
+
+// ShowRecorded is [Recorded] with the repository root given.
+func ShowRecorded(root string, ids ...string) {
+	files, bad := RecordedResults(root)
+	for _, b := range bad {
+		printf("note: skipped a results file: %s\n", b)
+	}
+	what := "all steps"
+	if len(ids) > 0 {
+		what = "steps " + strings.Join(ids, ", ")
+	}
+	groups := GroupRecorded(files, ids...)
+	switch {
+	case len(files) == 0:
+		printf("recorded H200 results: none in %s yet — `trainopt ladder` writes them there on the GPU machine\n",
+			filepath.Join(root, "assets", "results"))
+	case len(groups) == 0:
+		printf("recorded H200 results: none of %s in the %d recorded file(s) yet\n", what, len(files))
+	}
+	for _, g := range groups {
+		c := g.File.Conditions
+		var got []string
+		for _, r := range g.File.Results {
+			got = append(got, r.ID)
+		}
+		printf("recorded H200 results: %s (steps %s)\n", filepath.Base(g.Path), strings.Join(got, ", "))
+		printf("recorded on %s, %s; %s; %d warm-up + %d timed steps; %s; driver %s\n", c.GPU, c.Date, c.Model,
+			c.Warmup, c.TimedSteps, dataShort(c), orDash(c.Driver))
+		for _, r := range g.File.Results {
+			if r.Error != "" {
+				printf("recorded step %s: failed: %s\n", r.ID, r.Error)
+				continue
+			}
+			printf("recorded step %s: %.0f samples/s, step %.2f ms (data wait %.2f, host→device %.2f, compute %.2f, "+
+				"other %.2f), first call %.1f s\n", r.ID, r.SamplesPerSec, r.StepMedianMs, r.DataWaitMs, r.TransferMs,
+				r.ComputeMs, r.OtherMs, r.FirstCallS)
+		}
+		sub := g.File
+		displayHTML(ResultsTable(sub, ""))
+		chart("recorded throughput", sub, sub.ThroughputChart)
+		chart("recorded step-time split", sub, sub.SplitChart)
+		chart("recorded memory", sub, func() ([]byte, error) { return MemoryChart(sub) })
+	}
+}
+
+// Profile shows the GPU profiles recorded under assets/profiles for the given ladder steps (all for no ids): the
+// step-time split, XLA's kernel trace summary (GPU busy, SM efficiency, occupancy, tensor cores), the top kernels,
+// memory and the profiler's recommendations. It says plainly when there is none.
+func Profile(ids ...string) {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	ShowProfiles(root, ids...)
+}
+
+// ShowProfiles is [Profile] with the repository root given.
+func ShowProfiles(root string, ids ...string) {
+	what := "all steps"
+	if len(ids) > 0 {
+		what = "steps " + strings.Join(ids, ", ")
+	}
+	reps, badReps := RecordedProfiles(root)
+	for _, b := range badReps {
+		printf("note: skipped a profile: %s\n", b)
+	}
+	n := 0
+	for _, p := range reps {
+		if !profileMatches(p, ids) {
+			continue
+		}
+		n++
+		printf("recorded profile: %s (%s, %s)\n", filepath.Base(p.Dir), orDash(p.Report.Conditions.GPU), p.Report.Conditions.Date)
+		for _, rec := range p.Report.Recommendations {
+			printf("  profile says: %s — %s\n", rec.Rule, rec.Evidence)
+		}
+		displayHTML(p.Report.HTML())
+	}
+	if n == 0 {
+		printf("recorded profiles: none for %s in %s yet (`trainopt profile -step N` writes them)\n", what,
+			filepath.Join(root, "assets", "profiles"))
+	}
+}
+
+func dataShort(c ladder.Conditions) string {
+	if c.Synthetic {
+		return "SYNTHETIC data"
+	}
+	return "real CIFAR-10"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// RecordedTrainRuns shows the single-configuration training runs recorded under assets/gpu-runs (f32 / f16 / bf16
+// at batch 128 with the data resized on the device): a table and a throughput chart.
+func RecordedTrainRuns() {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	ShowRecordedTrain(root)
+}
+
+// ShowRecordedTrain is [RecordedTrainRuns] with the repository root given.
+func ShowRecordedTrain(root string) {
+	runs := RecordedTrain(root)
+	if len(runs) == 0 {
+		printf("recorded training runs: none in %s\n", filepath.Join(root, "assets", "gpu-runs"))
+		return
+	}
+	printf("recorded training runs: %d (trainopt train, from %s)\n", len(runs), filepath.Join(root, "assets", "gpu-runs"))
+	var rows [][]string
+	var bars []plot.Bar
+	caption := ""
+	for _, r := range runs {
+		printf("recorded train: %s on %s, %s: %.0f samples/s, step %.2f ms (p10 %.2f, p90 %.2f, %d steps), first call %.1f s, loss %.3f → %.3f\n",
+			r.Config, r.GPU, r.Date, r.SamplesPerSec, r.StepMs, r.P10Ms, r.P90Ms, r.Steps, r.FirstCallS, r.LossFirst, r.LossLast)
+		rows = append(rows, []string{r.Config, fmt.Sprintf("%.0f", r.SamplesPerSec), fmt.Sprintf("%.2f (%.2f–%.2f)", r.StepMs, r.P10Ms, r.P90Ms),
+			fmt.Sprintf("%.2f", r.ComputeMs), fmt.Sprintf("%.1f", r.FirstCallS), fmt.Sprint(r.Skipped),
+			fmt.Sprintf("%.3f→%.3f", r.LossFirst, r.LossLast), filepath.Base(r.Log)})
+		label, _, _ := strings.Cut(r.Config, ",")
+		bar := plot.Bar{Label: label, Value: r.SamplesPerSec}
+		if r.P10Ms > 0 && r.P90Ms > 0 && r.StepMs > 0 {
+			batch := r.SamplesPerSec * r.StepMs / 1e3
+			bar.Low, bar.High = batch*1e3/r.P90Ms, batch*1e3/r.P10Ms
+		}
+		bars = append(bars, bar)
+		caption = fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", r.GPU, r.Date, orDash(r.Driver), r.Data, r.Steps)
+	}
+	displayHTML(plot.HTMLTable([]string{"configuration", "samples/s", "step ms (p10–p90)", "compute ms", "first call s",
+		"skipped steps", "loss", "log"}, rows, caption))
+	svg, err := plot.Bars("Recorded training runs: one configuration each", "samples/s", caption, bars)
+	show("recorded training runs", svg, err)
+}

@@ -1,0 +1,350 @@
+package nbutil
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
+)
+
+// Setup is 00-setup's cell: the backend and why, the GPU, the versions, the mode the other notebooks will run in,
+// the data (real CIFAR-10 if present or downloadable, else the synthetic stand-in, said loudly) and the recorded
+// GPU results found under assets/.
+func Setup() {
+	if err := setup(); err != nil {
+		fail(err)
+	}
+}
+
+func setup() error {
+	s, err := NewSession()
+	if err != nil {
+		return err
+	}
+	printf("repository: %s\n", s.Root)
+	_, details, _ := strings.Cut(s.Choice.Details(), "\n") // its first line is the backend line printed above
+	printf("%s", details)
+	g := s.Choice.Plan.GPU
+	if g.Found {
+		printf("gpu: %s (%d device(s); evidence %s); driver: %s\n", orDash(g.Model), g.Count, g.Evidence, orDash(ladder.DriverVersion()))
+	} else {
+		printf("gpu: none found (%s)\n", g.Hint)
+	}
+	printf("versions: %s\n", backend.Versions())
+	printf("host: %d cores, %s/%s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	printf("%s\n", s.Mode())
+	for _, n := range s.Notes {
+		printf("note: %s\n", n)
+	}
+	printf("data: %s\n", s.Download())
+	set, err := s.LoadData()
+	if err != nil {
+		return err
+	}
+	if set.Synthetic {
+		printf("WARNING: SYNTHETIC DATA — every result these notebooks produce says so in its caption\n")
+	}
+	counts := set.ClassCounts()
+	var rows [][]string
+	for i, n := range counts {
+		rows = append(rows, []string{cifar.ClassNames[i], fmt.Sprint(n)})
+	}
+	displayHTML(plot.HTMLTable([]string{"class", "training images"}, rows, dataWords(set)))
+
+	files, bad := RecordedResults(s.Root)
+	for _, b := range bad {
+		printf("note: skipped a results file: %s\n", b)
+	}
+	reps, _ := RecordedProfiles(s.Root)
+	trains := RecordedTrain(s.Root)
+	printf("recorded H200 results: %d ladder results file(s), %d profile(s), %d training run(s) under %s\n",
+		len(files), len(reps), len(trains), filepath.Join(s.Root, "assets"))
+	var arows [][]string
+	for _, f := range files {
+		c := f.File.Conditions
+		arows = append(arows, []string{"ladder", filepath.Base(f.Path), c.GPU, c.Date, fmt.Sprintf("%d steps, %s", len(f.File.Results), dataShort(c))})
+	}
+	for _, p := range reps {
+		arows = append(arows, []string{"profile", filepath.Base(p.Dir), orDash(p.Report.Conditions.GPU), p.Report.Conditions.Date, p.Report.Title})
+	}
+	for _, t := range trains {
+		arows = append(arows, []string{"train", filepath.Base(filepath.Dir(t.Log)) + "/" + filepath.Base(t.Log), t.GPU, t.Date, t.Config})
+	}
+	if len(arows) == 0 {
+		printf("recorded: nothing under assets/ yet — the notebooks will show only this machine's runs\n")
+	} else {
+		displayHTML(plot.HTMLTable([]string{"kind", "file", "GPU", "date", "what"}, arows, "recorded on the GPU machine, shown beside every run"))
+	}
+	printf("runs: the notebooks write their own results to %s\n", RunsDir(s.Root))
+	return nil
+}
+
+// CompileTimes shows what each step's first call cost (compilation, autotuning, one step): the notebooks' own runs
+// and the recorded GPU results.
+func CompileTimes() {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	runs := LocalRuns(root)
+	if len(runs) == 0 {
+		printf("compile time: no runs of this machine in %s yet\n", RunsDir(root))
+	}
+	for _, f := range runs {
+		printf("compile time, this machine (%s):\n", f.Conditions.GPU)
+		for _, r := range f.Results {
+			if r.Error == "" {
+				printf("  step %s: first call %.2f s%s\n", r.ID, r.FirstCallS, reused(r))
+			}
+		}
+		chart("compile time", f, func() ([]byte, error) { return CompileChart(f) })
+	}
+	files, _ := RecordedResults(root)
+	groups := GroupRecorded(files)
+	if len(groups) == 0 {
+		printf("compile time, recorded: no recorded results in assets/results yet\n")
+		return
+	}
+	for _, g := range groups {
+		f := g.File
+		printf("compile time, recorded on %s (%s, %s):\n", f.Conditions.GPU, f.Conditions.Date, filepath.Base(g.Path))
+		for _, r := range f.Results {
+			if r.Error == "" {
+				printf("  step %s: first call %.1f s%s\n", r.ID, r.FirstCallS, reused(r))
+			}
+		}
+		chart("recorded compile time", f, func() ([]byte, error) { return CompileChart(f) })
+	}
+}
+
+func reused(r ladder.Result) string {
+	if r.ReusedExecutable {
+		return " (executable reused from an earlier step)"
+	}
+	return ""
+}
+
+// LocalRuns reads the notebooks' own results files (RunsDir), smoke first.
+func LocalRuns(root string) []*ladder.File {
+	paths, _ := filepath.Glob(filepath.Join(RunsDir(root), "*.json"))
+	var files []*ladder.File
+	for _, p := range paths {
+		if f, err := ladder.Read(p); err == nil && len(f.Results) > 0 {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// Summary is 08-summary's cell: this machine's runs from notebooks 01–07, the recorded ladder (table, throughput,
+// step-time split, memory, compile time), PyTorch on the same GPU, and what the last step's profile says is left.
+func Summary() {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	ShowSummary(root)
+}
+
+// ShowSummary is [Summary] with the repository root given.
+func ShowSummary(root string) {
+	runs := LocalRuns(root)
+	if len(runs) == 0 {
+		printf("this machine: no runs in %s — run notebooks 01–07 first\n", RunsDir(root))
+	}
+	for _, f := range runs {
+		printf("this machine: %d steps measured by the notebooks (%s)\n", len(f.Results), f.Conditions.Caption())
+		best, base := bestAndBase(f)
+		if best != nil && base != nil {
+			printf("this machine: step 1 %.1f samples/s → best step %s %.1f samples/s (%.2f×)%s\n", base.SamplesPerSec,
+				best.ID, best.SamplesPerSec, best.SamplesPerSec/base.SamplesPerSec, smokeWords(f.Conditions))
+		}
+		showRuns(f, "")
+	}
+
+	files, _ := RecordedResults(root)
+	groups := GroupRecorded(files)
+	if len(groups) == 0 {
+		printf("recorded H200 results: none in assets/results yet — the table, the PyTorch comparison and the GPU " +
+			"profile appear here once `trainopt ladder` and `trainopt profile` have run on the GPU machine\n")
+	}
+	// The ladder end to end: step 1 and the fastest step, from whichever recorded file measured them last.
+	var best, base *ladder.Result
+	var bestFrom, baseFrom string
+	for _, g := range groups {
+		b, s1 := bestAndBase(g.File)
+		if b != nil && (best == nil || b.SamplesPerSec > best.SamplesPerSec) {
+			best, bestFrom = b, filepath.Base(g.Path)
+		}
+		if s1 != nil && base == nil {
+			base, baseFrom = s1, filepath.Base(g.Path)
+		}
+	}
+	if best != nil && base != nil {
+		printf("summary: on %s the ladder goes from %.0f samples/s (step 1, %s) to %.0f samples/s (step %s, %s): %.1f×\n",
+			groups[0].File.Conditions.GPU, base.SamplesPerSec, baseFrom, best.SamplesPerSec, best.ID, bestFrom,
+			best.SamplesPerSec/base.SamplesPerSec)
+	}
+	for _, g := range groups {
+		f := g.File
+		printf("recorded H200 results: %s — %d steps — %s\n", filepath.Base(g.Path), len(f.Results), f.Conditions.Caption())
+		displayHTML(ResultsTable(f, idOf(best)))
+		chart("recorded throughput", f, f.ThroughputChart)
+		chart("recorded step-time split", f, f.SplitChart)
+		chart("recorded memory", f, func() ([]byte, error) { return MemoryChart(f) })
+		chart("recorded compile time", f, func() ([]byte, error) { return CompileChart(f) })
+	}
+	showTorch(files, best)
+	ShowRecordedTrain(root)
+	showLeft(root, files)
+}
+
+func idOf(r *ladder.Result) string {
+	if r == nil {
+		return ""
+	}
+	return r.ID
+}
+
+func smokeWords(c ladder.Conditions) string {
+	if c.Smoke {
+		return " — smoke sizes on the CPU: not a speed measurement"
+	}
+	return ""
+}
+
+// bestAndBase are the fastest successful step and step 1 (nil when missing).
+func bestAndBase(f *ladder.File) (best, base *ladder.Result) {
+	for i := range f.Results {
+		r := &f.Results[i]
+		if r.Error != "" {
+			continue
+		}
+		if r.ID == "1" {
+			base = r
+		}
+		if best == nil || r.SamplesPerSec > best.SamplesPerSec {
+			best = r
+		}
+	}
+	return best, base
+}
+
+// showTorch is the comparison with PyTorch's ladder measured in the same device call (the newest recorded file
+// that has it).
+func showTorch(files []RecordedFile, best *ladder.Result) {
+	var f *ladder.File
+	for _, rf := range files {
+		if len(rf.File.Reference) > 0 {
+			f = rf.File
+			break
+		}
+	}
+	if f == nil {
+		printf("PyTorch comparison: no recorded file has PyTorch numbers yet (`trainopt ladder -torch <torch_ladder.py output>` adds them)\n")
+		return
+	}
+	var rows [][]string
+	var bestTorch *ladder.Reference
+	for i, r := range f.Reference {
+		rows = append(rows, []string{r.Step, r.Name, fmt.Sprint(r.Batch), fmt.Sprintf("%.0f", r.SamplesPerSec), fmt.Sprintf("%.1f", r.PeakMemGB)})
+		if bestTorch == nil || r.SamplesPerSec > bestTorch.SamplesPerSec {
+			bestTorch = &f.Reference[i]
+		}
+	}
+	printf("PyTorch comparison: %d PyTorch step(s) measured in the same device call on %s (%s)\n", len(f.Reference),
+		f.Conditions.GPU, f.Conditions.Date)
+	// Like with like: each PyTorch step against the fastest Go step at the same batch in the same file.
+	for _, r := range f.Reference {
+		var goBest *ladder.Result
+		for i := range f.Results {
+			g := &f.Results[i]
+			if g.Error == "" && g.Batch == r.Batch && (goBest == nil || g.SamplesPerSec > goBest.SamplesPerSec) {
+				goBest = g
+			}
+		}
+		if goBest != nil && r.SamplesPerSec > 0 {
+			printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f×\n",
+				r.Batch, goBest.ID, goBest.SamplesPerSec, r.Step, r.Name, r.SamplesPerSec, goBest.SamplesPerSec/r.SamplesPerSec)
+		}
+	}
+	if best != nil && bestTorch != nil {
+		printf("PyTorch comparison, fastest of each: Go + XLA %.0f samples/s (step %s, batch %d) vs PyTorch %.0f samples/s (step %s, batch %d)\n",
+			best.SamplesPerSec, best.ID, best.Batch, bestTorch.SamplesPerSec, bestTorch.Step, bestTorch.Batch)
+	}
+	displayHTML(plot.HTMLTable([]string{"PyTorch step", "configuration", "batch", "samples/s", "peak GB"}, rows,
+		"PyTorch, same GPU, same device call — "+f.Conditions.Caption()))
+	var bars []plot.Bar
+	for _, r := range f.Results {
+		if r.Error == "" {
+			bars = append(bars, plot.Bar{Label: r.ID, Value: r.SamplesPerSec, Group: "Go + XLA (GoMLX)"})
+		}
+	}
+	for _, r := range f.Reference {
+		bars = append(bars, plot.Bar{Label: fmt.Sprintf("pt%s@%d", r.Step, r.Batch), Value: r.SamplesPerSec, Group: "PyTorch"})
+	}
+	svg, err := plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", f.Conditions.Caption(), bars)
+	show("PyTorch comparison", svg, err)
+}
+
+// showLeft is what the profile of the last (most optimised) profiled step says is left.
+func showLeft(root string, files []RecordedFile) {
+	reps, _ := RecordedProfiles(root)
+	if len(reps) == 0 {
+		printf("what is left: no recorded GPU profile in assets/profiles yet; from the step-time split alone:\n")
+		f := (*ladder.File)(nil)
+		if len(files) > 0 {
+			f = files[0].File
+		} else if runs := LocalRuns(root); len(runs) > 0 {
+			f = runs[0]
+		}
+		if f == nil {
+			printf("  (no results at all yet)\n")
+			return
+		}
+		best, _ := bestAndBase(f)
+		if best != nil {
+			printRecommendations(*best, f.Conditions.Smoke)
+		}
+		return
+	}
+	// The most optimised step that was profiled: the highest step number.
+	pick := reps[0]
+	for _, p := range reps {
+		if stepRank(p.StepID) > stepRank(pick.StepID) {
+			pick = p
+		}
+	}
+	printf("what is left: profile of step %s (%s, %s)\n", orDash(pick.StepID), orDash(pick.Report.Conditions.GPU), pick.Report.Conditions.Date)
+	if len(pick.Report.Recommendations) == 0 {
+		printf("  profile says: no rule fires — the step is compute-bound on the GPU\n")
+	}
+	for _, rec := range pick.Report.Recommendations {
+		printf("  profile says: %s — %s\n  advice: %s\n", rec.Rule, rec.Evidence, rec.Advice)
+	}
+	displayHTML(pick.Report.HTML())
+}
+
+// stepRank orders step IDs "1" < "5" < "5b" < "10" < "10-512".
+func stepRank(id string) float64 {
+	base, rest, _ := strings.Cut(strings.Replace(id, "@", "-", 1), "-")
+	n := 0.0
+	digits := strings.TrimRight(base, "abcdefghijklmnopqrstuvwxyz")
+	fmt.Sscan(digits, &n)
+	if len(digits) < len(base) {
+		n += 0.5
+	}
+	if rest != "" {
+		var b float64
+		fmt.Sscan(rest, &b)
+		n += b / 1e6
+	}
+	return n
+}
