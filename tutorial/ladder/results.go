@@ -127,8 +127,12 @@ func (f *File) Markdown() string {
 	var b strings.Builder
 	c := f.Conditions
 	fmt.Fprintf(&b, "# Ladder results: %s, %s\n\n", c.GPU, c.Date)
+	data := c.Data
+	if c.Synthetic {
+		data = "**SYNTHETIC** — " + data
+	}
 	fmt.Fprintf(&b, "- %s\n- versions: %s\n- data: %s\n- model: %s at %d px; warm-up %d steps, timed window %d steps\n",
-		c.Backend, c.Versions, c.Data, c.Model, c.ImageSize, c.Warmup, c.TimedSteps)
+		c.Backend, c.Versions, data, c.Model, c.ImageSize, c.Warmup, c.TimedSteps)
 	if c.Driver != "" {
 		fmt.Fprintf(&b, "- driver: %s\n", c.Driver)
 	}
