@@ -14,6 +14,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -161,14 +162,14 @@ func cmdResults(args []string) error {
 			if err != nil {
 				return err
 			}
-			if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			if err := plot.WriteFile(path, append(data, '\n')); err != nil {
 				return err
 			}
 		}
 		dir := filepath.Dir(path)
 		name := strings.TrimSuffix(filepath.Base(path), ".json")
 		md := filepath.Join(dir, name+".md")
-		if err := os.WriteFile(md, []byte(f.Markdown()), 0o644); err != nil {
+		if err := plot.WriteFile(md, []byte(f.Markdown())); err != nil {
 			return err
 		}
 		charts, err := f.WriteChartsAs(dir, name)

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
 
 // Conditions travel with every result so that a number, a table or a plot never loses its caption.
@@ -86,10 +87,10 @@ func (f *File) Write(dir string) (jsonPath, mdPath string, err error) {
 	}
 	jsonPath = filepath.Join(dir, f.Name()+".json")
 	mdPath = filepath.Join(dir, f.Name()+".md")
-	if err := writeAtomic(jsonPath, append(data, '\n')); err != nil {
+	if err := plot.WriteFile(jsonPath, append(data, '\n')); err != nil { // atomic: temp file + rename
 		return "", "", err
 	}
-	return jsonPath, mdPath, writeAtomic(mdPath, []byte(f.Markdown()))
+	return jsonPath, mdPath, plot.WriteFile(mdPath, []byte(f.Markdown()))
 }
 
 // Read loads a results file.
@@ -103,23 +104,6 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: not a ladder results file: %w", path, err)
 	}
 	return &f, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Markdown is the results table with its conditions.
