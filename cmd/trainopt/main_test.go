@@ -9,7 +9,7 @@ import (
 // TestTrainSmoke runs `trainopt train` at a tiny size on the CPU (GOMLX_BACKEND=go): it must succeed.
 func TestTrainSmoke(t *testing.T) {
 	t.Setenv("GOMLX_BACKEND", "go")
-	err := cmdTrain([]string{"-data", t.TempDir(), "-size", "48", "-width", "0.25", "-batch", "8", "-steps", "3",
+	err := cmdTrain([]string{"-data", t.TempDir(), "-size", "48", "-width", "0.25", "-batch", "8", "-epochs", "0.5",
 		"-warmup", "1", "-eval", "16", "-train-images", "64", "-precision", "f32", "-workers", "1"})
 	if code := report(err); code != exitOK {
 		t.Fatalf("train smoke: exit %d, err %v", code, err)
@@ -32,6 +32,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown precision", func() error { return cmdTrain([]string{"-precision", "fp8"}) }, exitUsage},
 		{"unknown flag", func() error { return cmdTrain([]string{"-nope"}) }, exitUsage},
 		{"unknown input", func() error { return cmdTrain([]string{"-input", "pigeon"}) }, exitUsage},
+		{"negative epochs", func() error { return cmdTrain([]string{"-epochs", "-1", "-data", empty, "-train-images", "64"}) }, exitUsage},
 		{"unknown ladder step", func() error { return cmdLadder([]string{"-steps", "42", "-data", empty}) }, exitUsage},
 		{"data needs one mode", func() error { return cmdData(nil) }, exitUsage},
 		{"real data missing", func() error { return cmdTrain([]string{"-real", "-data", empty}) }, exitData},

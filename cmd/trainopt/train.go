@@ -31,6 +31,7 @@ func cmdTrain(args []string) error {
 	batch := fs.Int("batch", 128, "batch size")
 	prec := fs.String("precision", "bf16", "f32, f16 (mixed, dynamic loss scaling) or bf16 (mixed)")
 	steps := fs.Int("steps", 200, "timed training steps (after the first, compiling, step and the warm-up)")
+	epochs := fs.Float64("epochs", 0, "train this many epochs instead of -steps (timed steps = epochs × images ÷ batch)")
 	warmup := fs.Int("warmup", 10, "steps between the first call and the timed window")
 	size := fs.Int("size", 224, "image side after resizing (224 in the tutorial)")
 	width := fs.Float64("width", 1.0, "MobileNetV2 width multiplier (1.0 = torchvision's model)")
@@ -58,6 +59,13 @@ func cmdTrain(args []string) error {
 	trainSet, testSet, err := loadData(*dataDir, *real, *nTrain, *evalN)
 	if err != nil {
 		return err
+	}
+	if *epochs < 0 {
+		return usageError{fmt.Errorf("-epochs must be ≥ 0, got %g", *epochs)}
+	}
+	if *epochs > 0 {
+		*steps = max(1, int(*epochs*float64(trainSet.Len())/float64(*batch)))
+		fmt.Fprintf(os.Stderr, "train: %g epochs of %d images at batch %d = %d steps\n", *epochs, trainSet.Len(), *batch, *steps)
 	}
 	cfg := train.DefaultConfig()
 	cfg.Precision, cfg.Batch, cfg.Input, cfg.StepsPerCall, cfg.LR = p, *batch, in.input, *k, *lr
