@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
@@ -20,55 +21,20 @@ import (
 
 func cmdLadder(args []string) error {
 	fs := flag.NewFlagSet("ladder", flag.ContinueOnError)
-	dataDir := fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
+	lf := addLadderFlags(fs, 60)
 	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch)")
-	batchList := fs.String("batches", "128,256,512", "batch sizes of steps 9 and 10")
-	k := fs.Int("k", 10, "training steps per Execute in step 10")
-	warmup := fs.Int("warmup", 10, "warm-up steps after the first (compiling) call")
-	timed := fs.Int("timed", 60, "timed steps per ladder step (≥ 50 for reported numbers)")
 	out := fs.String("out", "assets/results", "folder for <gpu>-<date>.json/.md")
-	smoke := fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, small batches): checks every step trains; "+
-		"automatic on a machine without a GPU")
 	torch := fs.String("torch", "", "PyTorch ladder output (torch_ladder.py's JSON lines) measured in the same device call, to compare")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	batches, err := parseBatches(*batchList)
+	choice, steps, opt, trainSet, err := lf.setup("ladder", *stepList)
 	if err != nil {
 		return err
 	}
-	choice, err := backend.Discover()
-	if err != nil {
-		return err
-	}
-	if !choice.IsGPU && !*smoke {
-		fmt.Fprintln(os.Stderr, "ladder: no GPU — running smoke sizes on the CPU (numbers show that each step trains, not speed)")
-		*smoke = true
-	}
-	if !train.IsXLA(choice.Backend) && *k > 1 {
-		fmt.Fprintf(os.Stderr, "ladder: step 10 runs 1 step per call on %s (its While loop cannot hold a gradient yet)\n", choice.Backend)
-		*k = 1
-	}
-	if *smoke {
-		batches = []int{128} // one variant of steps 9 and 10; Smoke sets every batch to 16
-	}
-	steps, err := ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *k), *stepList)
-	if err != nil {
-		return usageError{err}
-	}
-	opt := ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: *warmup, Steps: *timed}
-	nTrain := 0
-	if *smoke {
-		steps, opt = ladder.Smoke(steps)
-		nTrain = ladder.SmokeTrainImages
-	}
-	opt.Progress = os.Stderr
+	smoke := lf.smoke
 	if !*smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
 		opt.Trainers = map[string]*train.Trainer{}
-	}
-	trainSet, _, err := loadData(*dataDir, false, nTrain, 100)
-	if err != nil {
-		return err
 	}
 	file := &ladder.File{Conditions: ladder.NewConditions(choice, trainSet, opt, *smoke)}
 	if *torch != "" {
@@ -77,6 +43,7 @@ func cmdLadder(args []string) error {
 		}
 	}
 	failed := 0
+	var jsonPath, mdPath string
 	for _, s := range steps {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if err == nil && *smoke {
@@ -89,13 +56,9 @@ func cmdLadder(args []string) error {
 		}
 		file.Results = append(file.Results, res)
 		// Written after every step: a long run that dies keeps what it measured.
-		if _, _, err := file.Write(*out); err != nil {
+		if jsonPath, mdPath, err = file.Write(*out); err != nil {
 			return err
 		}
-	}
-	jsonPath, mdPath, err := file.Write(*out)
-	if err != nil {
-		return err
 	}
 	charts, err := file.WriteCharts(*out)
 	if err != nil {
@@ -179,4 +142,60 @@ func cmdResults(args []string) error {
 		fmt.Printf("%s → %s, %s\n", path, md, strings.Join(charts, ", "))
 	}
 	return nil
+}
+
+// ladderFlags are the flags that the ladder and profile commands share.
+type ladderFlags struct {
+	dataDir, batches *string
+	k, warmup, timed *int
+	smoke            *bool
+}
+
+func addLadderFlags(fs *flag.FlagSet, timedDefault int) ladderFlags {
+	return ladderFlags{
+		dataDir: fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)"),
+		batches: fs.String("batches", "128,256,512", "batch sizes of steps 9 and 10"),
+		k:       fs.Int("k", 10, "training steps per Execute in step 10"),
+		warmup:  fs.Int("warmup", 10, "warm-up steps after the first (compiling) call"),
+		timed:   fs.Int("timed", timedDefault, "timed steps per ladder step (≥ 50 for reported numbers)"),
+		smoke: fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
+			"automatic on a machine without a GPU"),
+	}
+}
+
+// setup discovers the backend, switches to smoke sizes without a GPU (and to one step per call where the backend
+// cannot loop a gradient), builds the selected ladder steps and their options, and loads the training set.
+func (f ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []ladder.Step, opt ladder.Options,
+	trainSet *cifar.Set, err error) {
+	batches, err := parseBatches(*f.batches)
+	if err != nil {
+		return
+	}
+	if choice, err = backend.Discover(); err != nil {
+		return
+	}
+	if !choice.IsGPU && !*f.smoke {
+		fmt.Fprintf(os.Stderr, "%s: no GPU — running smoke sizes on the CPU (numbers show that each step trains, not speed)\n", cmd)
+		*f.smoke = true
+	}
+	if !train.IsXLA(choice.Backend) && *f.k > 1 {
+		fmt.Fprintf(os.Stderr, "%s: step 10 runs 1 step per call on %s (its While loop cannot hold a gradient yet)\n", cmd, choice.Backend)
+		*f.k = 1
+	}
+	if *f.smoke && cmd == "ladder" {
+		batches = []int{128} // run one variant of steps 9 and 10: Smoke sets every batch to 16
+	}
+	if steps, err = ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *f.k), ids); err != nil {
+		err = usageError{err}
+		return
+	}
+	opt = ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: *f.warmup, Steps: *f.timed}
+	nTrain := 0
+	if *f.smoke {
+		steps, opt = ladder.Smoke(steps)
+		nTrain = ladder.SmokeTrainImages
+	}
+	opt.Progress = os.Stderr
+	trainSet, _, err = loadData(*f.dataDir, false, nTrain, 100)
+	return
 }

@@ -6,68 +6,29 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
 
 func cmdProfile(args []string) error {
 	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
-	dataDir := fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
+	lf := addLadderFlags(fs, 50)
 	stepID := fs.String("step", "1", "ladder step to profile (e.g. 1, 8, 10@256)")
-	batchList := fs.String("batches", "128,256,512", "batch sizes of steps 9 and 10")
-	k := fs.Int("k", 10, "training steps per Execute in step 10")
-	warmup := fs.Int("warmup", 10, "warm-up steps after the first (compiling) call")
-	timed := fs.Int("timed", 50, "timed steps (the step-time split)")
 	capture := fs.Int("capture", 20, "training steps inside the kernel-level capture (keep it small: traces grow fast)")
 	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>-step<ID>/")
-	smoke := fs.Bool("smoke", false, "tiny sizes on the CPU (automatic without a GPU)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	batches, err := parseBatches(*batchList)
+	choice, steps, opt, trainSet, err := lf.setup("profile", *stepID)
 	if err != nil {
 		return err
 	}
-	choice, err := backend.Discover()
-	if err != nil {
-		return err
-	}
-	if !choice.IsGPU {
-		*smoke = true
-		*k = 1
-	}
-	steps := ladder.Ladder(runtime.NumCPU(), batches, *k)
-	var step *ladder.Step
-	for i := range steps {
-		if steps[i].ID == *stepID {
-			step = &steps[i]
-		}
-	}
-	if step == nil {
-		if sel, err := ladder.Select(steps, *stepID); err == nil && len(sel) > 0 {
-			step = &sel[0]
-		} else {
-			return usageError{fmt.Errorf("unknown ladder step %q", *stepID)}
-		}
-	}
-	opt := ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: *warmup, Steps: *timed}
-	nTrain := 0
-	if *smoke {
-		var sm []ladder.Step
-		sm, opt = ladder.Smoke([]ladder.Step{*step})
-		step, nTrain = &sm[0], ladder.SmokeTrainImages
+	step := &steps[0] // "10" names every 10@batch: the first
+	if *lf.smoke {
 		opt.Steps, *capture = min(opt.Steps, 10), min(*capture, 3)
-	}
-	opt.Progress = os.Stderr
-	trainSet, _, err := loadData(*dataDir, false, nTrain, 100)
-	if err != nil {
-		return err
 	}
 
 	report := &profile.Report{Title: fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)}
@@ -119,7 +80,7 @@ func cmdProfile(args []string) error {
 	}
 	if windowSampler.Available {
 		report.Notes = append(report.Notes, fmt.Sprintf("NVML over the %d-step timed window: utilization mean %.0f%%, median %.0f%%",
-			*timed, windowSampler.UtilMeanPct, windowSampler.UtilMedianPct))
+			opt.Steps, windowSampler.UtilMeanPct, windowSampler.UtilMedianPct))
 	}
 	mem := &profile.MemoryReport{}
 	if res.Memory != nil {
@@ -136,7 +97,7 @@ func cmdProfile(args []string) error {
 	report.Memory = mem
 	report.Recommend()
 	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"), step.ID)))
-	if *smoke {
+	if *lf.smoke {
 		dir = filepath.Join(*out, "smoke-step"+safeName(step.ID))
 	}
 	if err := report.WriteFiles(dir); err != nil {
