@@ -2,7 +2,6 @@ package train
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -133,15 +132,10 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 		args = append(args, buf)
 	}
 	args = append(args, batch...)
-	start := time.Now()
 	outs, err := t.step.Call(args...)
 	if err != nil {
 		return nil, fmt.Errorf("training step (%s, batch %d): %w", t.Config.Precision, t.Config.Batch, err)
 	}
-	if t.calls == 0 {
-		t.FirstCall = time.Since(start)
-	}
-	t.calls++
 	copy(t.state, outs[:len(t.state)])
 	return outs[len(t.state)], nil
 }

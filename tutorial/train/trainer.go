@@ -3,7 +3,6 @@ package train
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -72,9 +71,6 @@ type Trainer struct {
 	perm      *Exec
 	data      *deviceData
 
-	// FirstCall is the wall time of the first Execute (compilation, autotuning and one step).
-	FirstCall time.Duration
-	calls     int
 	argShapes []shapes.Shape // of the step's arguments, recorded at the first call
 }
 
@@ -140,9 +136,6 @@ func NewTrainer(backend compute.Backend, model *mobilenet.Model, cfg Config) (*T
 	t.eval = t.eval.WithName("eval")
 	return t, nil
 }
-
-// Exec returns the compiled step's executor (for memory statistics and profiling).
-func (t *Trainer) Exec() *Exec { return t.step }
 
 // Params returns the current parameter tensors (on the device), in Model.Params order.
 func (t *Trainer) Params() []*tensors.Tensor { return t.state[:len(t.Model.Params)] }
