@@ -36,6 +36,9 @@ func Discover(opts ...Option) (*Choice, error) {
 }
 
 func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
+	if err := prepareAutotuneCache(plan.AutotuneCache); err != nil {
+		return nil, err
+	}
 	envSet, err := applyEnv(plan.SetEnv)
 	if err != nil {
 		return nil, err
@@ -176,6 +179,13 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 		IsGPU: plan.IsGPU, CUDADataDir: plan.CUDADataDir, EnvSet: envSet, Plan: plan}
 	if c.CUDADataDir != "" && slices.ContainsFunc(envSet, func(v EnvVar) bool { return v.Name == "XLA_FLAGS" }) {
 		c.Reason += "; XLA_FLAGS += " + CUDADataDirFlag + "=" + c.CUDADataDir
+	}
+	if plan.AutotuneCache != "" && plan.Kind != KindGo {
+		state := "empty: this process fills it"
+		if plan.AutotuneCacheWarm {
+			state = "loaded"
+		}
+		c.Reason += "; autotune cache " + plan.AutotuneCache + " (" + state + ")"
 	}
 	c.Device = deviceWords(plan, b)
 	return c

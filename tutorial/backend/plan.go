@@ -42,6 +42,10 @@ type Plan struct {
 	PluginPath string
 	// CUDADataDir is the directory put in XLA_FLAGS' --xla_gpu_cuda_data_dir ("" if none was needed or found).
 	CUDADataDir string
+	// AutotuneCache is the file XLA saves its autotuning results to ("" if none; see autotune.go), and
+	// AutotuneCacheWarm whether it already held results to load.
+	AutotuneCache     string
+	AutotuneCacheWarm bool
 	// GPU is what was found about NVIDIA GPUs.
 	GPU GPUInfo
 	// SetEnv lists the variables to set, in order, before creating the backend.
@@ -145,7 +149,8 @@ func (p *Plan) useXLA(env Env, pluginPath string, options []string) {
 //     expects its installer's layout and would only print a misleading warning for pip's layout, whose
 //     plugin RPATH finds site-packages/nvidia by itself;
 //   - XLA_FLAGS with --xla_gpu_cuda_data_dir=<dir holding nvvm/libdevice/libdevice.10.bc>, existing flags
-//     kept, never duplicated (see CUDADataDirFlag).
+//     kept, never duplicated (see CUDADataDirFlag);
+//   - XLA_FLAGS that save XLA's autotuning results to a file and load them in the next process (autotune.go).
 func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	if pluginPath != "" && !env.isDir(filepath.Join(filepath.Dir(filepath.Dir(pluginPath)), "nvidia")) {
 		if _, set := env.Lookup("GOPJRT_CUDA_CHECKS"); !set {
@@ -153,6 +158,15 @@ func (p *Plan) cudaFixes(env Env, pluginPath string) {
 		}
 	}
 	existing := env.Getenv("XLA_FLAGS")
+	flags := existing
+	if add := p.autotuneCache(env, pluginPath, existing); len(add) > 0 {
+		flags = strings.TrimSpace(strings.Join(append([]string{flags}, add...), " "))
+	}
+	defer func() {
+		if flags != existing {
+			p.setEnv(env, "XLA_FLAGS", flags)
+		}
+	}()
 	if HasXLAFlag(existing, CUDADataDirFlag) {
 		p.note("XLA_FLAGS already sets %s: kept as is", CUDADataDirFlag)
 		return
@@ -168,9 +182,7 @@ func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	if !env.isFile(filepath.Join(dir, "bin/ptxas")) {
 		p.note("%s has no bin/ptxas: XLA will look for ptxas on $PATH", dir)
 	}
-	if merged, changed := MergeXLAFlags(existing, dir); changed {
-		p.setEnv(env, "XLA_FLAGS", merged)
-	}
+	flags, _ = MergeXLAFlags(flags, dir)
 }
 
 // setEnv records a variable to set, unless it already has that value.

@@ -68,7 +68,8 @@ func TestGOMLXBackendWins(t *testing.T) {
 
 func TestPipPluginFound(t *testing.T) {
 	root := gpuMachine(t)
-	env := Env{Root: root, NumCPU: 16, Vars: map[string]string{"HOME": "/home/u", "XLA_FLAGS": "--xla_gpu_autotune_level=4"}}
+	env := Env{Root: root, NumCPU: 16, Vars: map[string]string{"HOME": "/home/u", "XLA_FLAGS": "--xla_gpu_autotune_level=4",
+		AutotuneCacheEnv: "off"}} // the autotune cache has its own test
 	p := MakePlan(env, WithXLAOptions("preallocate=false"))
 	if want := "xla:" + fakePlugin + ",preallocate=false"; p.Config != want {
 		t.Fatalf("Config = %q, want %q (plan %+v)", p.Config, want, p)

@@ -1,0 +1,105 @@
+package backend
+
+// A persistent autotune cache, so that a second process (the next notebook cell, the next ladder run) does not
+// pay XLA's autotuning again.
+//
+// Where the first call's minute goes: XLA's GPU compiler times every candidate cuDNN algorithm for every
+// convolution shape (and Triton/cuBLAS configurations for GEMM fusions), on the device, with correctness
+// checks. MobileNetV2's training step has dozens of distinct convolution shapes (forward, input gradient and
+// kernel gradient of each layer), so autotuning is most of the 55–100 s first call; within one process XLA keeps
+// the results in memory, which is why a later ladder step with the same shapes compiled in ~15 s. Turning
+// autotuning off (--xla_gpu_autotune_level=0) compiles faster but steps run 40× slower.
+//
+// XLA can write those in-memory results to a file after every compilation and read them back at start-up:
+// --xla_gpu_dump_autotune_results_to=F and --xla_gpu_load_autotune_results_from=F (debug_options_flags.cc; a
+// binary AutotuneResults proto unless F ends in .txt/.textproto). Both are ordinary XLA_FLAGS, so they add to
+// XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions: a kernel
+// then ran 5.3 ms instead of 4.1 ms). The per-fusion cache directory covers fusions only, not convolution
+// algorithms; executable serialization (PJRT_Executable_Serialize) would skip compilation entirely but go-xla
+// v0.4.13 does not expose it and GoMLX's executables cannot be built from outside.
+//
+// Keys inside the file include the device model and the instruction's HLO, so a file is only ever used for what
+// it describes; the file name also carries a hash of the plugin (path, size, modification time), so a plugin
+// upgrade starts a fresh file rather than trusting results from another XLA. XLA reads the file once per process
+// and rewrites it, whole, after each compilation: two processes compiling at the same time may each write their
+// own results last (no corruption of what is loaded, only lost entries, tuned again next time).
+
+import (
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+)
+
+// AutotuneCacheEnv chooses the autotune cache file: unset means the default under the user's cache directory
+// ($XDG_CACHE_HOME or ~/.cache, then trainopt/), "off" disables it, anything else is the file to use.
+const AutotuneCacheEnv = "TRAINOPT_AUTOTUNE_CACHE"
+
+// The XLA flags that save and load autotuning results.
+const (
+	DumpAutotuneFlag = "--xla_gpu_dump_autotune_results_to"
+	LoadAutotuneFlag = "--xla_gpu_load_autotune_results_from"
+)
+
+// autotuneCache plans the cache: it sets p.AutotuneCache (and whether a file is there to load) and returns the
+// flags to add to XLA_FLAGS. Flags the user already set are kept and nothing is added.
+func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string {
+	if HasXLAFlag(existingFlags, DumpAutotuneFlag) || HasXLAFlag(existingFlags, LoadAutotuneFlag) {
+		p.note("XLA_FLAGS already sets autotune results files: kept as is")
+		return nil
+	}
+	file := env.Getenv(AutotuneCacheEnv)
+	switch {
+	case file == "off":
+		p.note("%s=off: XLA autotunes every configuration in every process", AutotuneCacheEnv)
+		return nil
+	case file == "":
+		dir := env.Getenv("XDG_CACHE_HOME")
+		if !filepath.IsAbs(dir) {
+			if h := env.home(); h != "" {
+				dir = filepath.Join(h, ".cache")
+			}
+		}
+		if dir == "" {
+			p.note("no cache directory ($XDG_CACHE_HOME, $HOME): no autotune cache; set %s", AutotuneCacheEnv)
+			return nil
+		}
+		file = filepath.Join(dir, "trainopt", "xla-autotune-"+env.pluginKey(pluginPath)+".pb")
+	case !filepath.IsAbs(file):
+		p.note("%s=%q is not an absolute path: no autotune cache", AutotuneCacheEnv, file)
+		return nil
+	}
+	p.AutotuneCache = file
+	flags := []string{DumpAutotuneFlag + "=" + file}
+	// XLA fails the compilation when the file to load is missing or unreadable, so only a file that is
+	// there is loaded (an empty one is what a killed writer may leave).
+	if st, err := os.Stat(env.real(file)); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		p.AutotuneCacheWarm = true
+		flags = append(flags, LoadAutotuneFlag+"="+file)
+	}
+	return flags
+}
+
+// pluginKey is a short hash of the plugin's path, size and modification time ("any" when unknown).
+func (e Env) pluginKey(pluginPath string) string {
+	if pluginPath == "" {
+		return "any"
+	}
+	h := fnv.New32a()
+	fmt.Fprint(h, pluginPath)
+	if st, err := os.Stat(e.real(pluginPath)); err == nil {
+		fmt.Fprint(h, st.Size(), st.ModTime().UnixNano())
+	}
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// prepareAutotuneCache creates the cache file's directory: XLA writes the file but not its parents.
+func prepareAutotuneCache(file string) error {
+	if file == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("backend: autotune cache %s: %w (set %s=off to run without it)", file, err, AutotuneCacheEnv)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package backend
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAutotuneCache(t *testing.T) {
+	root := gpuMachine(t)
+	env := Env{Root: root, Vars: map[string]string{"HOME": "/home/u"}}
+
+	// Default: a file under ~/.cache/trainopt named after the plugin; nothing to load yet.
+	p := MakePlan(env)
+	dir := "/home/u/.cache/trainopt/"
+	if !strings.HasPrefix(p.AutotuneCache, dir+"xla-autotune-") || !strings.HasSuffix(p.AutotuneCache, ".pb") || p.AutotuneCacheWarm {
+		t.Fatalf("AutotuneCache = %q (warm %v)", p.AutotuneCache, p.AutotuneCacheWarm)
+	}
+	flags, _ := envVar(p, "XLA_FLAGS")
+	if !strings.Contains(flags, DumpAutotuneFlag+"="+p.AutotuneCache) || strings.Contains(flags, LoadAutotuneFlag) ||
+		!strings.Contains(flags, CUDADataDirFlag+"="+fakeCu13) {
+		t.Errorf("XLA_FLAGS = %q", flags)
+	}
+	c := newChoice(p, nil, nil)
+	if !strings.Contains(c.String(), "autotune cache "+p.AutotuneCache+" (empty") {
+		t.Errorf("String() = %q", c.String())
+	}
+
+	// An empty file (a killed writer) is not loaded: XLA would fail the compilation.
+	real := filepath.Join(root, p.AutotuneCache)
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p2 := MakePlan(env); p2.AutotuneCacheWarm {
+		t.Errorf("an empty cache file is loaded")
+	}
+	// A file with results is loaded by the next process, and the line says so.
+	if err := os.WriteFile(real, []byte("results"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = MakePlan(env)
+	flags, _ = envVar(p, "XLA_FLAGS")
+	if !p.AutotuneCacheWarm || !strings.Contains(flags, LoadAutotuneFlag+"="+p.AutotuneCache) {
+		t.Errorf("warm cache not loaded: %q", flags)
+	}
+	if c := newChoice(p, nil, nil); !strings.Contains(c.String(), "(loaded)") {
+		t.Errorf("String() = %q", c.String())
+	}
+
+	// Another plugin (here: the same path, another size) gets another file.
+	if err := os.WriteFile(filepath.Join(root, fakePlugin), []byte("a newer plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p2 := MakePlan(env); p2.AutotuneCache == p.AutotuneCache {
+		t.Errorf("a changed plugin reuses %s", p.AutotuneCache)
+	}
+
+	// XDG_CACHE_HOME, an explicit file, "off", a relative path, and flags the user already gave.
+	for _, tc := range []struct {
+		vars      map[string]string
+		wantFile  string // "" means no cache
+		wantFlags string // substring of XLA_FLAGS
+	}{
+		{map[string]string{"XDG_CACHE_HOME": "/xdg"}, "/xdg/trainopt/", DumpAutotuneFlag + "=/xdg/trainopt/"},
+		{map[string]string{AutotuneCacheEnv: "/tmp/at.txt"}, "/tmp/at.txt", DumpAutotuneFlag + "=/tmp/at.txt"},
+		{map[string]string{AutotuneCacheEnv: "off"}, "", ""},
+		{map[string]string{AutotuneCacheEnv: "rel/at.pb"}, "", ""},
+		{map[string]string{"XLA_FLAGS": LoadAutotuneFlag + "=/mine.pb"}, "", LoadAutotuneFlag + "=/mine.pb"},
+	} {
+		vars := map[string]string{"HOME": "/home/u"}
+		for k, v := range tc.vars {
+			vars[k] = v
+		}
+		p := MakePlan(Env{Root: root, Vars: vars})
+		flags, ok := envVar(p, "XLA_FLAGS")
+		if !ok {
+			flags = vars["XLA_FLAGS"]
+		}
+		switch {
+		case tc.wantFile == "" && p.AutotuneCache != "":
+			t.Errorf("%v: AutotuneCache = %q, want none", tc.vars, p.AutotuneCache)
+		case !strings.HasPrefix(p.AutotuneCache, tc.wantFile):
+			t.Errorf("%v: AutotuneCache = %q, want %q…", tc.vars, p.AutotuneCache, tc.wantFile)
+		case tc.wantFile == "" && strings.Count(flags, "autotune_results") > 1,
+			tc.wantFile == "" && tc.wantFlags == "" && strings.Contains(flags, "autotune_results"):
+			t.Errorf("%v: XLA_FLAGS = %q", tc.vars, flags)
+		case !strings.Contains(flags, tc.wantFlags):
+			t.Errorf("%v: XLA_FLAGS = %q, want …%s…", tc.vars, flags, tc.wantFlags)
+		}
+	}
+
+	// Discover creates the directory XLA writes into.
+	tmp := filepath.Join(t.TempDir(), "a", "b", "at.pb")
+	if err := prepareAutotuneCache(tmp); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Dir(tmp)); err != nil || !st.IsDir() {
+		t.Errorf("directory not created: %v", err)
+	}
+	if err := prepareAutotuneCache("/proc/no/such/at.pb"); err == nil || !strings.Contains(err.Error(), AutotuneCacheEnv+"=off") {
+		t.Errorf("unwritable cache dir: %v", err)
+	}
+}
