@@ -123,12 +123,12 @@ func (f *File) Markdown() string {
 	if c.Smoke {
 		b.WriteString("- **smoke run on the CPU at tiny sizes: shows that every step trains, not how fast**\n")
 	}
-	b.WriteString("\n| step | configuration | batch | samples/s | × step 1 | step ms (p10–p90) | data wait | transfer | compute | other | first call s | loss first→last |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("\n| step | configuration | batch | samples/s | × step 1 | step ms (p10–p90) | data wait | transfer | compute | other | first call s | memory GB | loss first→last |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var base float64
 	for _, r := range f.Results {
 		if r.Error != "" {
-			fmt.Fprintf(&b, "| %s | %s | %d | failed: %s | | | | | | | | |\n", r.ID, r.Name, r.Batch, r.Error)
+			fmt.Fprintf(&b, "| %s | %s | %d | failed: %s | | | | | | | | | |\n", r.ID, r.Name, r.Batch, r.Error)
 			continue
 		}
 		if base == 0 && r.ID == "1" {
@@ -142,10 +142,12 @@ func (f *File) Markdown() string {
 		if r.ReusedExecutable {
 			first += " (reused)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %.3f→%.3f |\n",
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %s | %.3f→%.3f |\n",
 			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
-			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, first, r.LossFirst, r.LossLast)
+			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, first, r.memoryWords(), r.LossFirst, r.LossLast)
 	}
+	b.WriteString("\nMemory GB: XLA's compiled plan of the step (arguments + outputs − donated + temporaries), then, " +
+		"where measured, the allocator's peak in use for the process.\n")
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch, same machine, same device call:\n\n| step | configuration | batch | samples/s | peak GB |\n|---|---|---:|---:|---:|\n")
 		for _, r := range f.Reference {
@@ -175,4 +177,19 @@ func DriverVersion() string {
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
 	return strings.TrimSpace(line)
+}
+
+// memoryWords is "3.66" (compiled total) or "3.66 / 3.80" (compiled / device peak), in GB (1e9 bytes).
+func (r Result) memoryWords() string {
+	s := ""
+	if t, ok := r.Memory["total"]; ok {
+		s = fmt.Sprintf("%.2f", float64(t)/1e9)
+	}
+	if r.DevicePeakBytes > 0 {
+		if s == "" {
+			s = "–"
+		}
+		s += fmt.Sprintf(" / %.2f", float64(r.DevicePeakBytes)/1e9)
+	}
+	return s
 }

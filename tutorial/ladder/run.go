@@ -71,7 +71,11 @@ type Result struct {
 	SkippedSteps    int       `json:"skipped_steps"`
 	// Compiled memory statistics of the step's executable, when the backend reports them (bytes).
 	Memory map[string]int64 `json:"memory,omitempty"`
-	Error  string           `json:"error,omitempty"`
+	// DevicePeakBytes is the PJRT allocator's peak bytes in use after the timed window: the process's high-water
+	// mark, so it is this configuration's peak only when it ran in a process of its own (or was the largest);
+	// torch.cuda.max_memory_allocated is the PyTorch counterpart. 0 when the backend does not report it.
+	DevicePeakBytes int64  `json:"device_peak_bytes,omitempty"`
+	Error           string `json:"error,omitempty"`
 }
 
 // Run measures one step on the backend with the training set.
@@ -96,6 +100,8 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		}
 		if opt.Trainers != nil {
 			opt.Trainers[key] = tr
+		} else {
+			defer tr.Close() // free its device memory now: the next step (or batch size) needs it
 		}
 	}
 	device := cfg.Input == train.InputDeviceData
@@ -260,6 +266,9 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 	}
 	res.SkippedSteps = skipped - skippedBefore
 	res.Memory = compiledMemory(tr)
+	if dm, err := profile.DeviceMemory(backend, 0); err == nil && dm.PeakBytesInUse > 0 {
+		res.DevicePeakBytes = dm.PeakBytesInUse
+	}
 	if opt.After != nil {
 		err := opt.After(func(steps int) error {
 			for i := range calls(steps) {

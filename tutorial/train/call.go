@@ -108,8 +108,13 @@ func (t *Trainer) StepDevice() (*tensors.Tensor, error) {
 	return t.call(t.data.images, t.data.labels, t.data.perm, offset)
 }
 
+var errClosed = fmt.Errorf("the trainer was closed (Trainer.Close freed its state)")
+
 // call executes the step, donating the state (XLA may update it in place) and keeping the new state.
 func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
+	if t.step == nil {
+		return nil, errClosed
+	}
 	// Shapes are read before the state is donated: a donated device tensor no longer knows its shape.
 	if t.argShapes == nil {
 		for _, s := range t.state {
@@ -174,6 +179,9 @@ func Loss(x *tensors.Tensor) (float64, error) {
 // Evaluate returns the accuracy on n uint8 [n,32,32,3] images, in batches of Config.Batch (a last partial batch
 // is evaluated with its own compiled shape).
 func (t *Trainer) Evaluate(images, labels []uint8, n int) (float64, error) {
+	if t.eval == nil {
+		return 0, errClosed
+	}
 	if n == 0 {
 		return 0, fmt.Errorf("evaluate: empty set")
 	}

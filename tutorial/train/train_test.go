@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -96,6 +97,17 @@ func TestTrainingLearns(t *testing.T) {
 	t.Logf("held-out accuracy %.1f%%", 100*acc)
 	if acc < 0.35 {
 		t.Errorf("held-out accuracy %.1f%%, want clearly above chance (≥ 35%%)", 100*acc)
+	}
+
+	// Close frees the device state now; the trainer then says so instead of crashing.
+	tr.Close()
+	tr.Close() // twice is harmless
+	x := tensors.FromFlatDataAndDimensions(images[:cfg.Batch*3072], cfg.Batch, 32, 32, 3)
+	if _, err := tr.Step(x, tensors.FromFlatDataAndDimensions(make([]int32, cfg.Batch), cfg.Batch)); !errors.Is(err, errClosed) {
+		t.Errorf("Step after Close: %v", err)
+	}
+	if _, err := tr.Evaluate(testImages, testLabels, 200); !errors.Is(err, errClosed) {
+		t.Errorf("Evaluate after Close: %v", err)
 	}
 }
 

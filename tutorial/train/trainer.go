@@ -283,3 +283,30 @@ func (t *Trainer) evalGraph(inputs []*Node) *Node {
 	pred := ArgMax(out.Logits, -1, labels.DType())
 	return ReduceAllSum(ConvertDType(Equal(pred, labels), dtypes.Int32))
 }
+
+// Close frees what the trainer holds on the device now — training state, the device-resident dataset and the
+// compiled programs — instead of whenever Go's garbage collector runs the finalizers. A memory search that
+// builds one trainer after another (trainopt memory) needs that: otherwise the previous batch size's buffers
+// still count against the allocator's limit. The trainer is unusable afterwards.
+func (t *Trainer) Close() {
+	for _, s := range t.state {
+		if s != nil {
+			_ = s.FinalizeAll()
+		}
+	}
+	t.state = nil
+	if t.data != nil {
+		for _, x := range []*tensors.Tensor{t.data.images, t.data.labels, t.data.perm} {
+			if x != nil {
+				_ = x.FinalizeAll()
+			}
+		}
+		t.data = nil
+	}
+	for _, e := range []*Exec{t.step, t.eval, t.perm} {
+		if e != nil {
+			e.Finalize()
+		}
+	}
+	t.step, t.eval, t.perm = nil, nil, nil
+}
