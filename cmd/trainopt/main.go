@@ -18,6 +18,8 @@ usage:
   trainopt ladder [flags]   run the optimisation ladder and write assets/results/<gpu>-<date>.{json,md,svg}
   trainopt profile [flags]  profile one ladder step: step-time split, NVML, XLA's kernel trace, memory,
                             recommendations → assets/profiles/<gpu>-<date>-step<ID>/
+  trainopt memory [flags]   predict the largest batch from compiled memory statistics and check it by running
+                            just below and above it → assets/profiles/<gpu>-<date>-memory-step<ID>/
   trainopt results FILE.json…  re-render a results file's table and charts
   trainopt data   [flags]   download CIFAR-10 (-download) or write the synthetic stand-in (-synthetic)
 
@@ -56,6 +58,8 @@ func main() {
 		err = cmdProfile(os.Args[2:])
 	case "results":
 		err = cmdResults(os.Args[2:])
+	case "memory":
+		err = cmdMemory(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

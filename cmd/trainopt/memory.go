@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+)
+
+// cmdMemory predicts the largest batch of a ladder step from XLA's compiled statistics at small batches, then
+// (with -verify) runs just below and just above the prediction to find the real boundary.
+func cmdMemory(args []string) error {
+	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
+	lf := addLadderFlags(fs, 0)
+	// -batches means the fit points here; two sizes whose compilation the autotune cache usually already holds.
+	b := fs.Lookup("batches")
+	b.Usage, b.DefValue = "batch sizes whose compiled statistics fit the memory model (two or more)", "128,256"
+	if err := b.Value.Set(b.DefValue); err != nil {
+		return err
+	}
+	stepID := fs.String("step", "10", "ladder step (9 or 10: the steps whose batch is free)")
+	headroom := fs.Float64("headroom", 0, "fraction of the allocator's limit to keep free (0.1 = 10%)")
+	limitGB := fs.Float64("limit-gb", 0, "predict for this many GB instead of the device allocator's limit (no -verify)")
+	verify := fs.Bool("verify", true, "run just below and above the prediction to find the real boundary")
+	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>-memory-step<ID>/")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	choice, steps, opt, trainSet, err := lf.setup("memory", *stepID)
+	if err != nil {
+		return err
+	}
+	if len(steps) < 2 {
+		return usageError{fmt.Errorf("memory: step %s has one batch size; use step 9 or 10 with -batches of two or more sizes", *stepID)}
+	}
+	opt.Warmup, opt.Steps = 0, max(1, steps[0].Train.StepsPerCall) // one call after the compiling one
+	var points []profile.BatchMemory
+	for _, s := range steps {
+		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
+		if err != nil {
+			return err
+		}
+		total, ok := res.Memory["total"]
+		if !ok {
+			return fmt.Errorf("memory: %s reports no compiled memory statistics; the memory model needs the XLA backend", choice.Backend)
+		}
+		points = append(points, profile.BatchMemory{Batch: s.Train.Batch, Bytes: total})
+		fmt.Fprintf(os.Stderr, "memory: step %s compiled to %.2f GB\n", s.ID, float64(total)/1e9)
+	}
+	limit := int64(*limitGB * 1e9)
+	if limit <= 0 {
+		dm, err := profile.DeviceMemory(choice.Backend, 0)
+		if err != nil || dm.BytesLimit <= 0 {
+			return fmt.Errorf("memory: the device allocator's limit is unknown (%v); give -limit-gb", err)
+		}
+		limit = dm.BytesLimit
+	} else {
+		*verify = false
+	}
+	base := steps[0]
+	try := func(batch int) error {
+		s := base
+		s.ID = fmt.Sprintf("%s@%d", strings.Split(base.ID, "@")[0], batch)
+		s.Train.Batch, s.Feed.Batch = batch, batch
+		fmt.Fprintf(os.Stderr, "memory: trying batch %d…\n", batch)
+		_, err := ladder.Run(choice.Backend, s, trainSet, opt)
+		return err
+	}
+	if !*verify {
+		try = func(int) error { return nil }
+	}
+	peak := func() int64 {
+		if dm, err := profile.DeviceMemory(choice.Backend, 0); err == nil {
+			return dm.PeakBytesInUse
+		}
+		return 0
+	}
+	check, err := profile.CheckMaxBatch(points, limit, *headroom, try, peak)
+	if err != nil {
+		return err
+	}
+	if !*verify {
+		check.Trials = nil
+	}
+	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", base.ID, base.Name, choice.String(),
+		time.Now().UTC().Format("2006-01-02"), check.Markdown())
+	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-memory-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"),
+		strings.Split(base.ID, "@")[0])))
+	data, err := json.MarshalIndent(struct {
+		Backend string                `json:"backend"`
+		Step    string                `json:"step"`
+		Check   profile.MaxBatchCheck `json:"check"`
+	}{choice.String(), base.ID, check}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := plot.WriteFile(filepath.Join(dir, "memory.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	if err := plot.WriteFile(filepath.Join(dir, "memory.md"), []byte(md)); err != nil {
+		return err
+	}
+	fmt.Print(md)
+	fmt.Printf("\nwritten to %s\n", dir)
+	if *verify && !check.Within(10) {
+		return fmt.Errorf("memory: the prediction (%d) is not within 10%% of the real boundary", check.Predicted)
+	}
+	return nil
+}
