@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,14 @@ func TestExitCodes(t *testing.T) {
 		{"data needs one mode", func() error { return cmdData(nil) }, exitUsage},
 		{"real data missing", func() error { return cmdTrain([]string{"-real", "-data", empty}) }, exitData},
 		{"corrupt data", func() error { return cmdTrain([]string{"-data", bad}) }, exitData},
+		{"memory of a step with one batch", func() error { return cmdMemory([]string{"-step", "7", "-data", empty}) }, exitUsage},
+		{"memory without compiled statistics (pure Go)", func() error {
+			err := cmdMemory([]string{"-data", empty, "-timed", "1"})
+			if err == nil || !strings.Contains(err.Error(), "needs the XLA backend") {
+				t.Errorf("memory on the Go backend: %v", err)
+			}
+			return err
+		}, exitRun},
 		{"bad torch file", func() error {
 			return cmdLadder([]string{"-steps", "1", "-data", empty, "-torch", filepath.Join(empty, "none.jsonl")})
 		}, exitData},
