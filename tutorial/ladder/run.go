@@ -32,7 +32,7 @@ type Options struct {
 	// After, if set, is called after the timed window with a function that runs n more steps of the same
 	// configuration (e.g. inside a profiler capture).
 	After func(runSteps func(n int) error) error
-	// Trainers, if set, keeps each step's trainer (its state and compiled executables) by training
+	// Trainers, if set, keeps the last step's trainer (its state and compiled executables) by training
 	// configuration: a later step with the same configuration — steps 4, 5, 5b and 6 only change the host
 	// pipeline — reuses it instead of compiling (and autotuning) the same XLA program again.
 	Trainers map[string]*train.Trainer
@@ -99,6 +99,12 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 			return res, err
 		}
 		if opt.Trainers != nil {
+			// Only consecutive steps share a configuration (5, 5b, 6): free the others' device memory, so
+			// that the allocator's peak reads as this configuration's.
+			for k, other := range opt.Trainers {
+				other.Close()
+				delete(opt.Trainers, k)
+			}
 			opt.Trainers[key] = tr
 		} else {
 			defer tr.Close() // free its device memory now: the next step (or batch size) needs it
