@@ -11,8 +11,9 @@ package backend
 // autotuning off (--xla_gpu_autotune_level=0) compiles faster but steps run 40× slower.
 //
 // XLA can write those in-memory results to a file after every compilation and read them back at start-up:
-// --xla_gpu_dump_autotune_results_to=F and --xla_gpu_load_autotune_results_from=F (debug_options_flags.cc; a
-// binary AutotuneResults proto unless F ends in .txt/.textproto). Both are ordinary XLA_FLAGS, so they add to
+// --xla_gpu_dump_autotune_results_to=F and --xla_gpu_load_autotune_results_from=F (debug_options_flags.cc;
+// binary unless F ends in .txt/.textproto; with this plugin's XLA the file is an xla.autotuner.AutotuneCache, which
+// profile.ReadAutotuneCache summarises). Both are ordinary XLA_FLAGS, so they add to
 // XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions: a kernel
 // then ran 5.3 ms instead of 4.1 ms). The per-fusion cache directory covers fusions only, not convolution
 // algorithms; executable serialization (PJRT_Executable_Serialize) would skip compilation entirely but go-xla
