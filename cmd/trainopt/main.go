@@ -20,6 +20,7 @@ usage:
                             recommendations → assets/profiles/<gpu>-<date>-step<ID>/
   trainopt memory [flags]   predict the largest batch from compiled memory statistics and check it by running
                             just below and above it → assets/profiles/<gpu>-<date>-memory-step<ID>/
+  trainopt autotune [FILE]  what XLA's autotune cache holds: instructions tuned per backend, and the winners
   trainopt results FILE.json…  re-render a results file's table and charts
   trainopt data   [flags]   download CIFAR-10 (-download) or write the synthetic stand-in (-synthetic)
 
@@ -60,6 +61,8 @@ func main() {
 		err = cmdResults(os.Args[2:])
 	case "memory":
 		err = cmdMemory(os.Args[2:])
+	case "autotune":
+		err = cmdAutotune(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -46,6 +46,13 @@ func TestExitCodes(t *testing.T) {
 			}
 			return err
 		}, exitRun},
+		{"autotune cache summary", func() error {
+			return cmdAutotune([]string{"../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+		}, exitOK},
+		{"autotune cache that is not one", func() error {
+			return cmdAutotune([]string{"../../tutorial/profile/testdata/h200_gpu_test.xplane.pb"})
+		}, exitData},
+		{"autotune without a cache", func() error { return cmdAutotune(nil) }, exitUsage},
 		{"bad torch file", func() error {
 			return cmdLadder([]string{"-steps", "1", "-data", empty, "-torch", filepath.Join(empty, "none.jsonl")})
 		}, exitData},
