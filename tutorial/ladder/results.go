@@ -149,9 +149,20 @@ func (f *File) Markdown() string {
 	b.WriteString("\nMemory GB: XLA's compiled plan of the step (arguments + outputs − donated + temporaries), then, " +
 		"where measured, the allocator's peak in use for the process.\n")
 	if len(f.Reference) > 0 {
-		b.WriteString("\nPyTorch, same machine, same device call:\n\n| step | configuration | batch | samples/s | peak GB |\n|---|---|---:|---:|---:|\n")
+		b.WriteString("\nPyTorch, same machine, same device call, beside the fastest Go step at the same batch:\n\n" +
+			"| step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ PyTorch | Go peak GB |\n" +
+			"|---|---|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range f.Reference {
-			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.1f |\n", r.Step, r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB)
+			goBest, goCells := f.fastestAt(r.Batch), "| | |"
+			if goBest != nil {
+				peak := ""
+				if goBest.DevicePeakBytes > 0 {
+					peak = fmt.Sprintf("%.2f", float64(goBest.DevicePeakBytes)/1e9)
+				}
+				goCells = fmt.Sprintf("%.0f (step %s) | %.2f× | %s", goBest.SamplesPerSec, goBest.ID,
+					goBest.SamplesPerSec/r.SamplesPerSec, peak)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.2f | %s |\n", r.Step, r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB, goCells)
 		}
 	}
 	return b.String()
@@ -192,4 +203,16 @@ func (r Result) memoryWords() string {
 		s += fmt.Sprintf(" / %.2f", float64(r.DevicePeakBytes)/1e9)
 	}
 	return s
+}
+
+// fastestAt is the Go result with the most samples/s at a batch size (nil if none ran at it).
+func (f *File) fastestAt(batch int) *Result {
+	var best *Result
+	for i := range f.Results {
+		r := &f.Results[i]
+		if r.Error == "" && r.Batch == batch && (best == nil || r.SamplesPerSec > best.SamplesPerSec) {
+			best = r
+		}
+	}
+	return best
 }
