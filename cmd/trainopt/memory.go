@@ -16,6 +16,12 @@ import (
 
 // cmdMemory predicts the largest batch of a ladder step from XLA's compiled statistics at small batches, then
 // (with -verify) runs just below and just above the prediction to find the real boundary.
+//
+// Check it with the PJRT client preallocating one arena (GOMLX_BACKEND="xla:…,preallocate=true,memory_fraction=F"):
+// without preallocation XLA's BFC allocator grows region by region as buffers are asked for and keeps the regions
+// it grew, so memory freed by a smaller batch may sit in regions too small for the next batch's largest buffer —
+// on the H200 a batch-256 step (one 6.45 GiB temporary) ran out of memory under an 8.6 GB cap after a batch-128
+// step had run in the same process. The boundary then depends on the process's history, not on the program.
 func cmdMemory(args []string) error {
 	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
 	lf := addLadderFlags(fs, 0)
@@ -41,9 +47,24 @@ func cmdMemory(args []string) error {
 		return usageError{fmt.Errorf("memory: step %s has one batch size; use step 9 or 10 with -batches of two or more sizes", *stepID)}
 	}
 	opt.Warmup, opt.Steps = 0, max(1, steps[0].Train.StepsPerCall) // one call after the compiling one
+	limit := int64(*limitGB * 1e9)
+	if limit <= 0 {
+		dm, err := profile.DeviceMemory(choice.Backend, 0)
+		if err != nil || dm.BytesLimit <= 0 {
+			return fmt.Errorf("memory: the device allocator's limit is unknown (%v); give -limit-gb", err)
+		}
+		limit = dm.BytesLimit
+		fmt.Fprintf(os.Stderr, "memory: the allocator's limit is %.2f GB\n", float64(limit)/1e9)
+	} else {
+		*verify = false
+	}
 	var points []profile.BatchMemory
 	for _, s := range steps {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
+		if profile.IsOutOfMemory(err) {
+			return fmt.Errorf("memory: batch %d, a point of the fit, does not fit in the allocator's %.2f GB: "+
+				"give smaller -batches (%w)", s.Train.Batch, float64(limit)/1e9, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -53,16 +74,6 @@ func cmdMemory(args []string) error {
 		}
 		points = append(points, profile.BatchMemory{Batch: s.Train.Batch, Bytes: total})
 		fmt.Fprintf(os.Stderr, "memory: step %s compiled to %.2f GB\n", s.ID, float64(total)/1e9)
-	}
-	limit := int64(*limitGB * 1e9)
-	if limit <= 0 {
-		dm, err := profile.DeviceMemory(choice.Backend, 0)
-		if err != nil || dm.BytesLimit <= 0 {
-			return fmt.Errorf("memory: the device allocator's limit is unknown (%v); give -limit-gb", err)
-		}
-		limit = dm.BytesLimit
-	} else {
-		*verify = false
 	}
 	base := steps[0]
 	try := func(batch int) error {

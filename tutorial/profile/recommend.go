@@ -7,6 +7,7 @@ package profile
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -24,6 +25,9 @@ const (
 	TensorCoreMinPct = 1.0
 	// MemoryThreshold: the program uses more than this fraction of the device's memory.
 	MemoryThreshold = 0.90
+	// GPUBoundBusyPct: kernels keep the GPU busy at least this percentage of the window, and no other rule
+	// fired: the ladder's rungs are spent and only cheaper kernels make the step faster.
+	GPUBoundBusyPct = 90.0
 )
 
 // StepBreakdown is the per-step time split measured by the training loop: waiting for the batch (DataWait),
@@ -170,6 +174,24 @@ func Recommend(in RecommendInput) []Recommendation {
 					"per-call host cost is paid once for many steps.",
 			})
 		}
+	}
+	if k := in.Kernels; len(recs) == 0 && k != nil && k.KernelCount > 0 && k.WindowUs > 0 && k.BusyPct >= GPUBoundBusyPct {
+		var top []string
+		for i, c := range k.Categories {
+			if i == 3 {
+				break
+			}
+			top = append(top, fmt.Sprintf("%s %.0f%%", c.Category, c.Pct))
+		}
+		recs = append(recs, Recommendation{
+			Rule: "gpu-bound",
+			Evidence: fmt.Sprintf("kernels keep the GPU busy %.1f%% of the window (threshold %.0f%%); kernel time: %s",
+				k.BusyPct, GPUBoundBusyPct, strings.Join(top, ", ")),
+			Advice: "The ladder's rungs are spent: nothing waits for the host any more. The step gets faster only with " +
+				"cheaper kernels — read the kernel table from the top: fewer passes over activations in the largest " +
+				"categories (batch-norm statistics and their gradients are reductions; elementwise fusions and " +
+				"depthwise convolutions are memory-bound), or a cheaper formulation of the op behind the top kernels.",
+		})
 	}
 	if m := in.Memory; m != nil && m.CapacityBytes > 0 && float64(m.UsedBytes) > MemoryThreshold*float64(m.CapacityBytes) {
 		recs = append(recs, Recommendation{

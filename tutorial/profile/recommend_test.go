@@ -43,6 +43,9 @@ func TestRecommendThresholds(t *testing.T) {
 		{"no tensor cores", RecommendInput{Kernels: kernels(90, 30.1, 0.99)}, "no-tensor-cores", true},
 		{"convs not dominant", RecommendInput{Kernels: kernels(90, 29.9, 0)}, "no-tensor-cores", false},
 		{"tensor cores used", RecommendInput{Kernels: kernels(90, 80, 1.01)}, "no-tensor-cores", false},
+		{"gpu-bound", RecommendInput{Kernels: kernels(90, 20, 5)}, "gpu-bound", true},
+		{"gpu busy but below", RecommendInput{Kernels: kernels(89.9, 20, 5)}, "gpu-bound", false},
+		{"gpu-bound only when nothing else fires", RecommendInput{Kernels: kernels(95, 80, 0)}, "gpu-bound", false},
 		{"memory above", RecommendInput{Memory: mem(0.901)}, "memory-pressure", true},
 		{"memory below", RecommendInput{Memory: mem(0.899)}, "memory-pressure", false},
 	}
