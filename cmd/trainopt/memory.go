@@ -76,9 +76,13 @@ func cmdMemory(args []string) error {
 		fmt.Fprintf(os.Stderr, "memory: step %s compiled to %.2f GB\n", s.ID, float64(total)/1e9)
 	}
 	base := steps[0]
+	id := strings.Split(base.ID, "@")[0]
+	atBatch := func(batch int) string { // the step's name, at another batch size
+		return strings.Replace(base.Name, fmt.Sprintf("batch %d", base.Train.Batch), fmt.Sprintf("batch %d", batch), 1)
+	}
 	try := func(batch int) error {
 		s := base
-		s.ID = fmt.Sprintf("%s@%d", strings.Split(base.ID, "@")[0], batch)
+		s.ID, s.Name = fmt.Sprintf("%s@%d", id, batch), atBatch(batch)
 		s.Train.Batch, s.Feed.Batch = batch, batch
 		fmt.Fprintf(os.Stderr, "memory: trying batch %d…\n", batch)
 		_, err := ladder.Run(choice.Backend, s, trainSet, opt)
@@ -100,15 +104,14 @@ func cmdMemory(args []string) error {
 	if !*verify {
 		check.Trials = nil
 	}
-	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", base.ID, base.Name, choice.String(),
+	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", id, atBatch(check.Predicted), choice.String(),
 		time.Now().UTC().Format("2006-01-02"), check.Markdown())
-	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-memory-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"),
-		strings.Split(base.ID, "@")[0])))
+	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-memory-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"), id)))
 	data, err := json.MarshalIndent(struct {
 		Backend string                `json:"backend"`
 		Step    string                `json:"step"`
 		Check   profile.MaxBatchCheck `json:"check"`
-	}{choice.String(), base.ID, check}, "", "  ")
+	}{choice.String(), id, check}, "", "  ")
 	if err != nil {
 		return err
 	}
