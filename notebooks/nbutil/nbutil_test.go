@@ -197,6 +197,13 @@ func fakeAssets(t *testing.T, withRecorded bool) string {
 	}
 	write("assets/profiles/h200-2026-12-02-step1/report.json", string(js))
 	write("assets/profiles/smoke-step1/report.json", string(js))
+	write("assets/profiles/h200-2026-12-02-memory-step10/memory.json", `{"backend": "backend: xla:cuda on NVIDIA H200",
+		"step": "10", "check": {"points": [{"batch": 256, "bytes": 7120000000}, {"batch": 512, "bytes": 14030000000}],
+		"model": {"fixed_bytes": 203000000, "per_sample_bytes": 27010000}, "limit_bytes": 22520000000, "predicted": 826,
+		"trials": [{"batch": 785, "fits": true, "peak_bytes": 21430000000, "predicted_bytes": 21410000000},
+		{"batch": 867, "fits": false, "predicted_bytes": 23620000000, "error": "Out of memory"}],
+		"largest_fit": 785, "smallest_fail": 867, "error_bound_pct": 4.96}}`)
+	write("assets/profiles/h200-2026-12-01-memory-step10/memory.json", "{")
 	write("assets/gpu-runs/2026-12-02-h200-train/train-f16.log", trainLog)
 	write("assets/gpu-runs/2026-12-02-h200-train/nvidia-smi.txt", "name, driver_version\nNVIDIA H200, 580.159.04\n")
 	write("assets/gpu-runs/2026-12-02-h200-train/depthwise.log", "--- PASS\n")
@@ -220,6 +227,31 @@ func TestRecordedReaders(t *testing.T) {
 	runs := RecordedTrain(root)
 	if len(runs) != 1 || runs[0].Date != "2026-12-02" || runs[0].Driver != "580.159.04" {
 		t.Errorf("RecordedTrain: %+v", runs)
+	}
+}
+
+func TestShowMaxBatch(t *testing.T) {
+	c := captureOutput(t)
+	root := fakeAssets(t, true)
+	recs, bad := RecordedMaxBatches(root)
+	if len(recs) != 1 || recs[0].Check.Predicted != 826 || len(bad) != 1 {
+		t.Fatalf("RecordedMaxBatches: %+v, bad %v", recs, bad)
+	}
+	ShowMaxBatch(root)
+	text := c.text.String()
+	for _, want := range []string{"note: skipped a memory check", "203 MB + 27.01 MB × batch (fitted at 256 and 512)",
+		"predicted max batch 826"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if len(c.html) != 1 || !strings.Contains(c.html[0], "out of memory") || !strings.Contains(c.html[0], "within 5.0%") {
+		t.Errorf("HTML: %q", c.html)
+	}
+	c2 := captureOutput(t)
+	ShowMaxBatch(fakeAssets(t, false))
+	if !strings.Contains(c2.text.String(), "recorded max-batch checks: none") {
+		t.Errorf("no checks: %q", c2.text.String())
 	}
 }
 

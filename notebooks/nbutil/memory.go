@@ -1,0 +1,102 @@
+package nbutil
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+)
+
+// RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>-memory-step<ID>/.
+type RecordedMaxBatch struct {
+	Dir     string
+	Backend string                `json:"backend"`
+	Step    string                `json:"step"`
+	Check   profile.MaxBatchCheck `json:"check"`
+}
+
+// RecordedMaxBatches reads assets/profiles/*/memory.json (not smoke ones), newest folder name first.
+func RecordedMaxBatches(root string) (recs []RecordedMaxBatch, bad []string) {
+	paths, _ := filepath.Glob(filepath.Join(root, "assets", "profiles", "*", "memory.json"))
+	sort.Sort(sort.Reverse(sort.StringSlice(paths)))
+	for _, p := range paths {
+		if strings.HasPrefix(filepath.Base(filepath.Dir(p)), "smoke") {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		var r RecordedMaxBatch
+		if err == nil {
+			err = json.Unmarshal(data, &r)
+		}
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		r.Dir = filepath.Dir(p)
+		recs = append(recs, r)
+	}
+	return recs, bad
+}
+
+// MaxBatch shows the recorded checks of the largest-batch prediction: the memory model fitted to compiled
+// statistics, the predicted maximum, and the batches run just below and above it.
+func MaxBatch() {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	ShowMaxBatch(root)
+}
+
+// ShowMaxBatch is [MaxBatch] with the repository root given.
+func ShowMaxBatch(root string) {
+	recs, bad := RecordedMaxBatches(root)
+	for _, b := range bad {
+		printf("note: skipped a memory check: %s\n", b)
+	}
+	if len(recs) == 0 {
+		printf("recorded max-batch checks: none in %s yet (`trainopt memory` on a GPU writes them)\n",
+			filepath.Join(root, "assets", "profiles"))
+		return
+	}
+	for _, r := range recs {
+		c := r.Check
+		printf("recorded max-batch check: %s — step %s, memory = %.0f MB + %.2f MB × batch (fitted at %s), allocator "+
+			"limit %.2f GB → predicted max batch %d\n", filepath.Base(r.Dir), r.Step, c.Model.FixedBytes/1e6,
+			c.Model.PerSampleBytes/1e6, batchesOf(c.Points), float64(c.LimitBytes)/1e9, c.Predicted)
+		var rows [][]string
+		for _, t := range c.Trials {
+			ran := "yes"
+			if !t.Fits {
+				ran = "out of memory"
+			}
+			peak := ""
+			if t.PeakBytes > 0 {
+				peak = fmt.Sprintf("%.2f", float64(t.PeakBytes)/1e9)
+			}
+			rows = append(rows, []string{fmt.Sprint(t.Batch), fmt.Sprintf("%.2f", float64(t.Batch)/float64(c.Predicted)),
+				fmt.Sprintf("%.2f", float64(t.PredictedBytes)/1e9), ran, peak})
+		}
+		verdict := "the trials did not bracket the boundary"
+		if c.SmallestFail > c.LargestFit && c.LargestFit > 0 {
+			verdict = fmt.Sprintf("real max batch in [%d, %d]: the prediction is within %.1f%%", c.LargestFit,
+				c.SmallestFail-1, c.ErrorBoundPct)
+		}
+		displayHTML(plot.HTMLTable([]string{"batch", "× predicted", "predicted GB", "ran?", "allocator peak GB"}, rows,
+			verdict+" — "+oneLine(r.Backend)))
+	}
+}
+
+func batchesOf(points []profile.BatchMemory) string {
+	var s []string
+	for _, p := range points {
+		s = append(s, fmt.Sprint(p.Batch))
+	}
+	return strings.Join(s, " and ")
+}
