@@ -260,14 +260,15 @@ func TestRunScriptAndCompose(t *testing.T) {
 	}
 	run := read(t, "run.sh")
 	for _, want := range []string{"--gpus all", `--shm-size="$SHM_SIZE"`, `-p "127.0.0.1:$PORT:8888"`, "-f docker/Dockerfile",
-		"NB_HOME=/home/" + d.args["NB_USER"]} {
+		"NB_HOME=/home/" + d.args["NB_USER"], `"$CACHE_VOLUME:$NB_HOME/.cache/trainopt"`} {
 		if !strings.Contains(run, want) {
 			t.Errorf("run.sh lacks %q", want)
 		}
 	}
 	compose := read(t, "compose.yaml")
 	for _, want := range []string{"dockerfile: docker/Dockerfile", `"127.0.0.1:8888:8888"`, "shm_size:", "driver: nvidia",
-		"capabilities: [gpu]", "/home/" + d.args["NB_USER"] + "/trainopt/notebooks"} {
+		"capabilities: [gpu]", "/home/" + d.args["NB_USER"] + "/trainopt/notebooks",
+		"xla-cache:/home/" + d.args["NB_USER"] + "/.cache/trainopt"} {
 		if !strings.Contains(compose, want) {
 			t.Errorf("compose.yaml lacks %q", want)
 		}

@@ -29,4 +29,9 @@ if [ "${MOUNT:-1}" = 1 ]; then
   done
 fi
 
+# XLA's autotune cache outlives the container (--rm): the first compile of a configuration autotunes for about a
+# minute, later ones load the results (CACHE_VOLUME= to run without it).
+CACHE_VOLUME="${CACHE_VOLUME-trainopt-xla-cache}"
+[ -n "$CACHE_VOLUME" ] && mounts+=(-v "$CACHE_VOLUME:$NB_HOME/.cache/trainopt")
+
 exec docker run --rm -it --gpus all --shm-size="$SHM_SIZE" -p "127.0.0.1:$PORT:8888" "${mounts[@]}" "$IMAGE" "$@"
