@@ -70,26 +70,7 @@ func ShowMaxBatch(root string) {
 		printf("recorded max-batch check: %s — step %s, memory = %.0f MB + %.2f MB × batch (fitted at %s), allocator "+
 			"limit %.2f GB → predicted max batch %d\n", filepath.Base(r.Dir), r.Step, c.Model.FixedBytes/1e6,
 			c.Model.PerSampleBytes/1e6, batchesOf(c.Points), float64(c.LimitBytes)/1e9, c.Predicted)
-		var rows [][]string
-		for _, t := range c.Trials {
-			ran := "yes"
-			if !t.Fits {
-				ran = "out of memory"
-			}
-			peak := ""
-			if t.PeakBytes > 0 {
-				peak = fmt.Sprintf("%.2f", float64(t.PeakBytes)/1e9)
-			}
-			rows = append(rows, []string{fmt.Sprint(t.Batch), fmt.Sprintf("%.2f", float64(t.Batch)/float64(c.Predicted)),
-				fmt.Sprintf("%.2f", float64(t.PredictedBytes)/1e9), ran, peak})
-		}
-		verdict := "the trials did not bracket the boundary"
-		if c.SmallestFail > c.LargestFit && c.LargestFit > 0 {
-			verdict = fmt.Sprintf("real max batch in [%d, %d]: the prediction is within %.1f%%", c.LargestFit,
-				c.SmallestFail-1, c.ErrorBoundPct)
-		}
-		displayHTML(plot.HTMLTable([]string{"batch", "× predicted", "predicted GB", "ran?", "allocator peak GB"}, rows,
-			verdict+" — "+oneLine(r.Backend)))
+		displayHTML(plot.HTMLTable(profile.TrialHeaders, c.TrialRows(), c.Verdict()+" — "+oneLine(r.Backend)))
 	}
 }
 

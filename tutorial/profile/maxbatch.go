@@ -145,14 +145,12 @@ func (c *MaxBatchCheck) bracket() {
 	}
 }
 
-// Markdown is the check as a short report.
-func (c MaxBatchCheck) Markdown() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Memory model from compiled statistics: %.0f MB + %.2f MB × batch (points: %s)\n\n",
-		c.Model.FixedBytes/1e6, c.Model.PerSampleBytes/1e6, pointWords(c.Points))
-	fmt.Fprintf(&b, "Allocator limit %.2f GB, headroom %.0f%% → **predicted max batch %d**\n\n",
-		float64(c.LimitBytes)/1e9, 100*c.Headroom, c.Predicted)
-	b.WriteString("| batch | × predicted | predicted GB | ran? | allocator peak GB |\n|---:|---:|---:|---|---:|\n")
+// TrialHeaders and TrialRows are the trials as a table (Markdown here, HTML in the notebooks).
+var TrialHeaders = []string{"batch", "× predicted", "predicted GB", "ran?", "allocator peak GB"}
+
+// TrialRows returns one row per trial, in TrialHeaders' order.
+func (c MaxBatchCheck) TrialRows() [][]string {
+	var rows [][]string
 	for _, t := range c.Trials {
 		ran := "yes"
 		if !t.Fits {
@@ -162,16 +160,33 @@ func (c MaxBatchCheck) Markdown() string {
 		if t.PeakBytes > 0 {
 			peak = fmt.Sprintf("%.2f", float64(t.PeakBytes)/1e9)
 		}
-		fmt.Fprintf(&b, "| %d | %.2f | %.2f | %s | %s |\n", t.Batch, float64(t.Batch)/float64(c.Predicted),
-			float64(t.PredictedBytes)/1e9, ran, peak)
+		rows = append(rows, []string{fmt.Sprint(t.Batch), fmt.Sprintf("%.2f", float64(t.Batch)/float64(c.Predicted)),
+			fmt.Sprintf("%.2f", float64(t.PredictedBytes)/1e9), ran, peak})
 	}
-	switch {
-	case math.IsInf(c.ErrorBoundPct, 1):
-		fmt.Fprintf(&b, "\nThe trials did not bracket the boundary: the prediction is off by more than 10%%.\n")
-	default:
-		fmt.Fprintf(&b, "\nReal max batch in [%d, %d]: the prediction is within %.1f%% of it.\n",
-			c.LargestFit, c.SmallestFail-1, c.ErrorBoundPct)
+	return rows
+}
+
+// Verdict is one sentence: where the real boundary lies and how far the prediction is from it.
+func (c MaxBatchCheck) Verdict() string {
+	if math.IsInf(c.ErrorBoundPct, 1) {
+		return "The trials did not bracket the boundary: the prediction is off by more than 10%."
 	}
+	return fmt.Sprintf("Real max batch in [%d, %d]: the prediction is within %.1f%% of it.",
+		c.LargestFit, c.SmallestFail-1, c.ErrorBoundPct)
+}
+
+// Markdown is the check as a short report.
+func (c MaxBatchCheck) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Memory model from compiled statistics: %.0f MB + %.2f MB × batch (points: %s)\n\n",
+		c.Model.FixedBytes/1e6, c.Model.PerSampleBytes/1e6, pointWords(c.Points))
+	fmt.Fprintf(&b, "Allocator limit %.2f GB, headroom %.0f%% → **predicted max batch %d**\n\n",
+		float64(c.LimitBytes)/1e9, 100*c.Headroom, c.Predicted)
+	b.WriteString("| " + strings.Join(TrialHeaders, " | ") + " |\n|---:|---:|---:|---|---:|\n")
+	for _, row := range c.TrialRows() {
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	b.WriteString("\n" + c.Verdict() + "\n")
 	return b.String()
 }
 
