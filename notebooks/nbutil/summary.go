@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
@@ -237,60 +238,63 @@ func bestAndBase(f *ladder.File) (best, base *ladder.Result) {
 	return best, base
 }
 
-// showTorch is the comparison with PyTorch's ladder measured in the same device call (the newest recorded file
-// that has it).
+// showTorch compares Go with PyTorch's ladder measured in the same device call: for each batch size, the newest
+// recorded file that has a PyTorch step at that batch, against the fastest Go step of that same file and batch
+// (figures from different calls are never compared: the machine is shared and they move).
 func showTorch(files []RecordedFile, best *ladder.Result) {
-	var f *ladder.File
-	for _, rf := range files {
-		if len(rf.File.Reference) > 0 {
-			f = rf.File
-			break
+	type pair struct {
+		goR  *ladder.Result
+		pt   ladder.Reference
+		from string
+	}
+	var pairs []pair
+	var bestTorch *ladder.Reference
+	seen := map[int]bool{}
+	for _, rf := range files { // newest first
+		for i, r := range rf.File.Reference {
+			if bestTorch == nil || r.SamplesPerSec > bestTorch.SamplesPerSec {
+				bestTorch = &rf.File.Reference[i]
+			}
+			g := rf.File.FastestAt(r.Batch)
+			if seen[r.Batch] || g == nil || r.SamplesPerSec <= 0 {
+				continue
+			}
+			seen[r.Batch] = true
+			pairs = append(pairs, pair{g, r, filepath.Base(rf.Path)})
 		}
 	}
-	if f == nil {
-		printf("PyTorch comparison: no recorded file has PyTorch numbers yet (`trainopt ladder -torch <torch_ladder.py output>` adds them)\n")
+	if len(pairs) == 0 {
+		printf("PyTorch comparison: no recorded file has PyTorch numbers beside Go ones yet (`trainopt ladder -torch " +
+			"<torch_ladder.py output>` adds them)\n")
 		return
 	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].pt.Batch < pairs[j].pt.Batch })
+	printf("PyTorch comparison: %d batch size(s), each measured beside Go in one device call\n", len(pairs))
 	var rows [][]string
-	var bestTorch *ladder.Reference
-	for i, r := range f.Reference {
-		rows = append(rows, []string{r.Step, r.Name, fmt.Sprint(r.Batch), fmt.Sprintf("%.0f", r.SamplesPerSec), fmt.Sprintf("%.1f", r.PeakMemGB)})
-		if bestTorch == nil || r.SamplesPerSec > bestTorch.SamplesPerSec {
-			bestTorch = &f.Reference[i]
+	var bars []plot.Bar
+	for _, p := range pairs {
+		ratio := p.goR.SamplesPerSec / p.pt.SamplesPerSec
+		printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
+			p.pt.Batch, p.goR.ID, p.goR.SamplesPerSec, p.pt.Step, p.pt.Name, p.pt.SamplesPerSec, ratio, p.from)
+		goPeak := ""
+		if p.goR.DevicePeakBytes > 0 {
+			goPeak = fmt.Sprintf("%.2f", float64(p.goR.DevicePeakBytes)/1e9)
 		}
-	}
-	printf("PyTorch comparison: %d PyTorch step(s) measured in the same device call on %s (%s)\n", len(f.Reference),
-		f.Conditions.GPU, f.Conditions.Date)
-	// Like with like: each PyTorch step against the fastest Go step at the same batch in the same file.
-	for _, r := range f.Reference {
-		var goBest *ladder.Result
-		for i := range f.Results {
-			g := &f.Results[i]
-			if g.Error == "" && g.Batch == r.Batch && (goBest == nil || g.SamplesPerSec > goBest.SamplesPerSec) {
-				goBest = g
-			}
-		}
-		if goBest != nil && r.SamplesPerSec > 0 {
-			printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f×\n",
-				r.Batch, goBest.ID, goBest.SamplesPerSec, r.Step, r.Name, r.SamplesPerSec, goBest.SamplesPerSec/r.SamplesPerSec)
-		}
+		rows = append(rows, []string{fmt.Sprint(p.pt.Batch), p.goR.ID, fmt.Sprintf("%.0f", p.goR.SamplesPerSec),
+			fmt.Sprintf("%.0f", p.pt.SamplesPerSec), fmt.Sprintf("%.2f×", ratio), goPeak, fmt.Sprintf("%.2f", p.pt.PeakMemGB), p.from})
+		label := fmt.Sprintf("batch %d", p.pt.Batch)
+		bars = append(bars, plot.Bar{Label: label, Value: p.goR.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
+			plot.Bar{Label: label, Value: p.pt.SamplesPerSec, Group: "PyTorch"})
 	}
 	if best != nil && bestTorch != nil {
 		printf("PyTorch comparison, fastest of each: Go + XLA %.0f samples/s (step %s, batch %d) vs PyTorch %.0f samples/s (step %s, batch %d)\n",
 			best.SamplesPerSec, best.ID, best.Batch, bestTorch.SamplesPerSec, bestTorch.Step, bestTorch.Batch)
 	}
-	displayHTML(plot.HTMLTable([]string{"PyTorch step", "configuration", "batch", "samples/s", "peak GB"}, rows,
-		"PyTorch, same GPU, same device call — "+f.Conditions.Caption()))
-	var bars []plot.Bar
-	for _, r := range f.Results {
-		if r.Error == "" {
-			bars = append(bars, plot.Bar{Label: r.ID, Value: r.SamplesPerSec, Group: "Go + XLA (GoMLX)"})
-		}
-	}
-	for _, r := range f.Reference {
-		bars = append(bars, plot.Bar{Label: fmt.Sprintf("pt%s@%d", r.Step, r.Batch), Value: r.SamplesPerSec, Group: "PyTorch"})
-	}
-	svg, err := plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", f.Conditions.Caption(), bars)
+	caption := "PyTorch: torch_ladder.py's step on the same GPU in the same device call as the Go step; peaks: PJRT " +
+		"peak_bytes_in_use and torch.cuda.max_memory_allocated"
+	displayHTML(plot.HTMLTable([]string{"batch", "Go step", "Go samples/s", "PyTorch samples/s", "Go ÷ PyTorch",
+		"Go peak GB", "PyTorch peak GB", "measured in"}, rows, caption))
+	svg, err := plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", caption, bars)
 	show("PyTorch comparison", svg, err)
 }
 

@@ -153,7 +153,7 @@ func (f *File) Markdown() string {
 			"| step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ PyTorch | Go peak GB |\n" +
 			"|---|---|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range f.Reference {
-			goBest, goCells := f.fastestAt(r.Batch), "| | |"
+			goBest, goCells := f.FastestAt(r.Batch), "| | |"
 			if goBest != nil {
 				peak := ""
 				if goBest.DevicePeakBytes > 0 {
@@ -205,8 +205,8 @@ func (r Result) memoryWords() string {
 	return s
 }
 
-// fastestAt is the Go result with the most samples/s at a batch size (nil if none ran at it).
-func (f *File) fastestAt(batch int) *Result {
+// FastestAt is the Go result with the most samples/s at a batch size (nil if none ran at it).
+func (f *File) FastestAt(batch int) *Result {
 	var best *Result
 	for i := range f.Results {
 		r := &f.Results[i]
