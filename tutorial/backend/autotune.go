@@ -30,6 +30,8 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // AutotuneCacheEnv chooses the autotune cache file: unset means the default under the user's cache directory
@@ -72,13 +74,32 @@ func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string
 	}
 	p.AutotuneCache = file
 	flags := []string{DumpAutotuneFlag + "=" + file}
-	// XLA fails the compilation when the file to load is missing or unreadable, so only a file that is
-	// there is loaded (an empty one is what a killed writer may leave).
-	if st, err := os.Stat(env.real(file)); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-		p.AutotuneCacheWarm = true
-		flags = append(flags, LoadAutotuneFlag+"="+file)
+	// XLA fails the compilation when the file to load is missing or does not parse, so only a whole file is
+	// loaded: a process killed while XLA rewrote it can leave it empty or cut short. Such a file is ignored (and
+	// said); this process's first compilation writes it again.
+	if data, err := os.ReadFile(env.real(file)); err == nil && len(data) > 0 {
+		if err := wellFormedProto(data); err != nil {
+			p.note("autotune cache %s is damaged (%v): not loaded; this run rewrites it", file, err)
+			p.AutotuneCacheDamaged = true
+		} else {
+			p.AutotuneCacheWarm = true
+			flags = append(flags, LoadAutotuneFlag+"="+file)
+		}
 	}
 	return flags
+}
+
+// wellFormedProto checks that data is a sequence of whole protobuf fields (what a truncated write breaks),
+// without knowing the message: the full decoder is profile.DecodeAutotuneCache.
+func wellFormedProto(data []byte) error {
+	for off := 0; off < len(data); {
+		_, _, n := protowire.ConsumeField(data[off:])
+		if n < 0 {
+			return fmt.Errorf("not a whole protobuf message at byte %d of %d: %w", off, len(data), protowire.ParseError(n))
+		}
+		off += n
+	}
+	return nil
 }
 
 // pluginKey is a short hash of the plugin's path, size and modification time ("any" when unknown).

@@ -38,8 +38,20 @@ func TestAutotuneCache(t *testing.T) {
 	if p2 := MakePlan(env); p2.AutotuneCacheWarm {
 		t.Errorf("an empty cache file is loaded")
 	}
-	// A file with results is loaded by the next process, and the line says so.
-	if err := os.WriteFile(real, []byte("results"), 0o644); err != nil {
+	// A file cut short (a writer killed mid-write) is not loaded either, and the plan says why.
+	whole, err := os.ReadFile("../profile/testdata/h200_xla_autotune.pb") // a real one, from the H200
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p2 := MakePlan(env); p2.AutotuneCacheWarm || !strings.Contains(strings.Join(p2.Notes, "\n"), "is damaged") ||
+		!strings.Contains(newChoice(p2, nil, nil).String(), "(damaged, not loaded") {
+		t.Errorf("a truncated cache: warm %v, notes %q", p2.AutotuneCacheWarm, p2.Notes)
+	}
+	// A whole file is loaded by the next process, and the line says so.
+	if err := os.WriteFile(real, whole, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p = MakePlan(env)

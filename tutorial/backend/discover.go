@@ -182,8 +182,11 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 	}
 	if plan.AutotuneCache != "" && plan.Kind != KindGo {
 		state := "empty: this process fills it"
-		if plan.AutotuneCacheWarm {
+		switch {
+		case plan.AutotuneCacheWarm:
 			state = "loaded"
+		case plan.AutotuneCacheDamaged:
+			state = "damaged, not loaded: this process rewrites it"
 		}
 		c.Reason += "; autotune cache " + plan.AutotuneCache + " (" + state + ")"
 	}

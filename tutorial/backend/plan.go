@@ -44,8 +44,9 @@ type Plan struct {
 	CUDADataDir string
 	// AutotuneCache is the file XLA saves its autotuning results to ("" if none; see autotune.go), and
 	// AutotuneCacheWarm whether it already held results to load.
-	AutotuneCache     string
-	AutotuneCacheWarm bool
+	AutotuneCache        string
+	AutotuneCacheWarm    bool
+	AutotuneCacheDamaged bool // a file was there but cut short: not loaded
 	// GPU is what was found about NVIDIA GPUs.
 	GPU GPUInfo
 	// SetEnv lists the variables to set, in order, before creating the backend.
