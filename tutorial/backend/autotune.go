@@ -116,12 +116,30 @@ func (e Env) pluginKey(pluginPath string) string {
 }
 
 // prepareAutotuneCache creates the cache file's directory: XLA writes the file but not its parents.
-func prepareAutotuneCache(file string) error {
+func prepareAutotuneCache(env Env, file string) error {
 	if file == "" {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return fmt.Errorf("backend: autotune cache %s: %w (set %s=off to run without it)", file, err, AutotuneCacheEnv)
+	if err := os.MkdirAll(filepath.Dir(env.real(file)), 0o755); err != nil {
+		return fmt.Errorf("autotune cache %s: %w", file, err)
 	}
 	return nil
+}
+
+// planWithCache is MakePlan plus the cache's directory. A cache that cannot be created costs compile time, not
+// the run: the plan is made again without it, and says why.
+func planWithCache(env Env, opts ...Option) Plan {
+	plan := MakePlan(env, opts...)
+	if err := prepareAutotuneCache(env, plan.AutotuneCache); err != nil {
+		vars := make(map[string]string, len(env.Vars)+1)
+		for k, v := range env.Vars {
+			vars[k] = v
+		}
+		vars[AutotuneCacheEnv] = "off"
+		env.Vars = vars
+		plan = MakePlan(env, opts...)
+		plan.Notes = append(plan.Notes, err.Error())
+		plan.Reason += "; no autotune cache (" + shorten(err.Error(), 160) + "; set " + AutotuneCacheEnv + "=FILE)"
+	}
+	return plan
 }

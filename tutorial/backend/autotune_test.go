@@ -105,15 +105,23 @@ func TestAutotuneCache(t *testing.T) {
 		}
 	}
 
-	// Discover creates the directory XLA writes into.
-	tmp := filepath.Join(t.TempDir(), "a", "b", "at.pb")
-	if err := prepareAutotuneCache(tmp); err != nil {
+	// Discover creates the directory XLA writes into (under the Env's root, as every probe).
+	p = planWithCache(env)
+	if st, err := os.Stat(filepath.Join(root, filepath.Dir(p.AutotuneCache))); err != nil || !st.IsDir() || p.AutotuneCache == "" {
+		t.Errorf("cache directory not created: %v (plan %q)", err, p.AutotuneCache)
+	}
+	// A cache directory that cannot be made (here ~/.cache is a file) drops the cache, not the run.
+	blocked := gpuMachine(t)
+	if err := os.MkdirAll(filepath.Join(blocked, "home/u"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(filepath.Dir(tmp)); err != nil || !st.IsDir() {
-		t.Errorf("directory not created: %v", err)
+	if err := os.WriteFile(filepath.Join(blocked, "home/u/.cache"), []byte("not a dir"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if err := prepareAutotuneCache("/proc/no/such/at.pb"); err == nil || !strings.Contains(err.Error(), AutotuneCacheEnv+"=off") {
-		t.Errorf("unwritable cache dir: %v", err)
+	p = planWithCache(Env{Root: blocked, Vars: map[string]string{"HOME": "/home/u"}})
+	flags, _ = envVar(p, "XLA_FLAGS")
+	if p.AutotuneCache != "" || strings.Contains(flags, "autotune_results") || !strings.Contains(p.Reason, "no autotune cache") ||
+		!strings.Contains(flags, CUDADataDirFlag) {
+		t.Errorf("unwritable cache: AutotuneCache %q, XLA_FLAGS %q, Reason %q", p.AutotuneCache, flags, p.Reason)
 	}
 }

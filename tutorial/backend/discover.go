@@ -25,7 +25,7 @@ import (
 // and bounded by a timeout, never inside the backend constructor.
 func Discover(opts ...Option) (*Choice, error) {
 	s := newSettings(opts)
-	c, err := discover(MakePlan(OSEnv(), opts...), s, opts)
+	c, err := discover(planWithCache(OSEnv(), opts...), s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -36,9 +36,6 @@ func Discover(opts ...Option) (*Choice, error) {
 }
 
 func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
-	if err := prepareAutotuneCache(plan.AutotuneCache); err != nil {
-		return nil, err
-	}
 	envSet, err := applyEnv(plan.SetEnv)
 	if err != nil {
 		return nil, err
@@ -55,7 +52,7 @@ func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
 		} else {
 			// The installer put the plugin (and NVIDIA's libdevice) in go-xla's directory: plan again to use
 			// it by absolute path and to find the CUDA data dir; a GOMLX_BACKEND config stays as given.
-			replan := MakePlan(OSEnv(), opts...)
+			replan := planWithCache(OSEnv(), opts...)
 			switch {
 			case replan.FromEnv:
 				replan.Reason += "; plugin auto-installed"
