@@ -80,16 +80,16 @@ func cmdMemory(args []string) error {
 	atBatch := func(batch int) string { // the step's name, at another batch size
 		return strings.Replace(base.Name, fmt.Sprintf("batch %d", base.Train.Batch), fmt.Sprintf("batch %d", batch), 1)
 	}
-	try := func(batch int) error {
-		s := base
-		s.ID, s.Name = fmt.Sprintf("%s@%d", id, batch), atBatch(batch)
-		s.Train.Batch, s.Feed.Batch = batch, batch
-		fmt.Fprintf(os.Stderr, "memory: trying batch %d…\n", batch)
-		_, err := ladder.Run(choice.Backend, s, trainSet, opt)
-		return err
-	}
-	if !*verify {
-		try = func(int) error { return nil }
+	var try func(batch int) error // nil: predict only
+	if *verify {
+		try = func(batch int) error {
+			s := base
+			s.ID, s.Name = fmt.Sprintf("%s@%d", id, batch), atBatch(batch)
+			s.Train.Batch, s.Feed.Batch = batch, batch
+			fmt.Fprintf(os.Stderr, "memory: trying batch %d…\n", batch)
+			_, err := ladder.Run(choice.Backend, s, trainSet, opt)
+			return err
+		}
 	}
 	peak := func() int64 {
 		if dm, err := profile.DeviceMemory(choice.Backend, 0); err == nil {
@@ -101,21 +101,16 @@ func cmdMemory(args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*verify {
-		check.Trials = nil
-	}
+	date := time.Now().UTC().Format("2006-01-02")
 	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", id, atBatch(check.Predicted), choice.String(),
-		time.Now().UTC().Format("2006-01-02"), check.Markdown())
-	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-memory-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"), id)))
+		date, check.Markdown())
+	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-memory-step%s", choice.Device, date, id)))
 	data, err := json.MarshalIndent(struct {
 		Backend string                `json:"backend"`
 		Step    string                `json:"step"`
 		Check   profile.MaxBatchCheck `json:"check"`
 	}{choice.String(), id, check}, "", "  ")
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := plot.WriteFile(filepath.Join(dir, "memory.json"), append(data, '\n')); err != nil {

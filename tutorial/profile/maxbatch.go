@@ -69,8 +69,9 @@ func IsOutOfMemory(err error) bool {
 // CheckMaxBatch fits the memory model to points, predicts the largest batch under limitBytes×(1−headroom),
 // and calls try at batches around it: 0.95× and 1.05× the prediction, then 0.90× or 1.10× when the first two
 // do not bracket the boundary. try reports whether the batch ran (nil), ran out of memory (an error
-// IsOutOfMemory recognises), or failed otherwise (any other error: the check stops with it). peak, if
-// non-nil, gives the allocator's peak after a trial.
+// IsOutOfMemory recognises), or failed otherwise (any other error: the check stops with it). A nil try predicts
+// only: no trials, and the verdict says the prediction was not checked. peak, if non-nil, gives the allocator's
+// peak after a trial.
 func CheckMaxBatch(points []BatchMemory, limitBytes int64, headroom float64, try func(batch int) error,
 	peak func() int64) (MaxBatchCheck, error) {
 	c := MaxBatchCheck{Points: points, LimitBytes: limitBytes, Headroom: headroom, ErrorBoundPct: math.Inf(1)}
@@ -82,6 +83,9 @@ func CheckMaxBatch(points []BatchMemory, limitBytes int64, headroom float64, try
 	if c.Predicted = m.MaxBatch(limitBytes, headroom); c.Predicted < 2 {
 		return c, fmt.Errorf("the memory model (%.0f MB + %.1f MB/sample) predicts no batch fits in %.2f GB",
 			m.FixedBytes/1e6, m.PerSampleBytes/1e6, float64(limitBytes)/1e9)
+	}
+	if try == nil {
+		return c, nil
 	}
 	run := func(f float64) (bool, error) {
 		b := max(1, int(math.Round(f*float64(c.Predicted))))
@@ -168,6 +172,9 @@ func (c MaxBatchCheck) TrialRows() [][]string {
 
 // Verdict is one sentence: where the real boundary lies and how far the prediction is from it.
 func (c MaxBatchCheck) Verdict() string {
+	if len(c.Trials) == 0 {
+		return "Not checked by running: a prediction from compiled statistics only."
+	}
 	if math.IsInf(c.ErrorBoundPct, 1) {
 		return "The trials did not bracket the boundary: the prediction is off by more than 10%."
 	}

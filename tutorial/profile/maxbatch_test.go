@@ -100,3 +100,14 @@ func TestCheckMaxBatchErrors(t *testing.T) {
 		t.Error("IsOutOfMemory on a non-memory error")
 	}
 }
+
+func TestCheckMaxBatchPredictOnly(t *testing.T) {
+	lin := func(b int) int64 { return 200e6 + 28e6*int64(b) }
+	c, err := CheckMaxBatch([]BatchMemory{{64, lin(64)}, {128, lin(128)}}, 10e9, 0, nil, nil)
+	if err != nil || c.Predicted != 350 || len(c.Trials) != 0 || c.Within(10) {
+		t.Fatalf("err %v, check %+v", err, c)
+	}
+	if md := c.Markdown(); !strings.Contains(md, "Not checked by running") || strings.Contains(md, "did not bracket") {
+		t.Errorf("Markdown of a prediction only:\n%s", md)
+	}
+}
