@@ -276,12 +276,8 @@ func showTorch(files []RecordedFile, best *ladder.Result) {
 		ratio := p.goR.SamplesPerSec / p.pt.SamplesPerSec
 		printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
 			p.pt.Batch, p.goR.ID, p.goR.SamplesPerSec, p.pt.Step, p.pt.Name, p.pt.SamplesPerSec, ratio, p.from)
-		goPeak := ""
-		if p.goR.DevicePeakBytes > 0 {
-			goPeak = fmt.Sprintf("%.2f", float64(p.goR.DevicePeakBytes)/1e9)
-		}
 		rows = append(rows, []string{fmt.Sprint(p.pt.Batch), p.goR.ID, fmt.Sprintf("%.0f", p.goR.SamplesPerSec),
-			fmt.Sprintf("%.0f", p.pt.SamplesPerSec), fmt.Sprintf("%.2f×", ratio), goPeak, fmt.Sprintf("%.2f", p.pt.PeakMemGB), p.from})
+			fmt.Sprintf("%.0f", p.pt.SamplesPerSec), fmt.Sprintf("%.2f×", ratio), p.goR.PeakGB(), fmt.Sprintf("%.2f", p.pt.PeakMemGB), p.from})
 		label := fmt.Sprintf("batch %d", p.pt.Batch)
 		bars = append(bars, plot.Bar{Label: label, Value: p.goR.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
 			plot.Bar{Label: label, Value: p.pt.SamplesPerSec, Group: "PyTorch"})

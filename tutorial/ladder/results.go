@@ -155,12 +155,8 @@ func (f *File) Markdown() string {
 		for _, r := range f.Reference {
 			goBest, goCells := f.FastestAt(r.Batch), "| | |"
 			if goBest != nil {
-				peak := ""
-				if goBest.DevicePeakBytes > 0 {
-					peak = fmt.Sprintf("%.2f", float64(goBest.DevicePeakBytes)/1e9)
-				}
 				goCells = fmt.Sprintf("%.0f (step %s) | %.2f× | %s", goBest.SamplesPerSec, goBest.ID,
-					goBest.SamplesPerSec/r.SamplesPerSec, peak)
+					goBest.SamplesPerSec/r.SamplesPerSec, goBest.PeakGB())
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.2f | %s |\n", r.Step, r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB, goCells)
 		}
@@ -196,13 +192,21 @@ func (r Result) memoryWords() string {
 	if t, ok := r.Memory["total"]; ok {
 		s = fmt.Sprintf("%.2f", float64(t)/1e9)
 	}
-	if r.DevicePeakBytes > 0 {
+	if peak := r.PeakGB(); peak != "" {
 		if s == "" {
 			s = "–"
 		}
-		s += fmt.Sprintf(" / %.2f", float64(r.DevicePeakBytes)/1e9)
+		s += " / " + peak
 	}
 	return s
+}
+
+// PeakGB is DevicePeakBytes in GB (1e9 bytes) with two decimals, "" when it was not measured.
+func (r Result) PeakGB() string {
+	if r.DevicePeakBytes <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f", float64(r.DevicePeakBytes)/1e9)
 }
 
 // FastestAt is the Go result with the most samples/s at a batch size (nil if none ran at it).
