@@ -3,9 +3,8 @@ package nbutil
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
@@ -22,24 +21,15 @@ type RecordedMaxBatch struct {
 
 // RecordedMaxBatches reads assets/profiles/*/memory.json (not smoke ones), newest folder name first.
 func RecordedMaxBatches(root string) (recs []RecordedMaxBatch, bad []string) {
-	paths, _ := filepath.Glob(filepath.Join(root, "assets", "profiles", "*", "memory.json"))
-	sort.Sort(sort.Reverse(sort.StringSlice(paths)))
-	for _, p := range paths {
-		if strings.HasPrefix(filepath.Base(filepath.Dir(p)), "smoke") {
-			continue
+	bad = readRecordedProfiles(root, "memory.json", func(dir string, data []byte) error {
+		r := RecordedMaxBatch{Dir: dir}
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
 		}
-		data, err := os.ReadFile(p)
-		var r RecordedMaxBatch
-		if err == nil {
-			err = json.Unmarshal(data, &r)
-		}
-		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
-			continue
-		}
-		r.Dir = filepath.Dir(p)
 		recs = append(recs, r)
-	}
+		return nil
+	})
+	slices.SortStableFunc(recs, func(a, b RecordedMaxBatch) int { return strings.Compare(b.Dir, a.Dir) })
 	return recs, bad
 }
 

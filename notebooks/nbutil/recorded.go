@@ -56,33 +56,43 @@ var reProfileDir = regexp.MustCompile(`-step([0-9a-z@-]+)$`)
 
 // RecordedProfiles reads assets/profiles/*/report.json (not smoke ones), newest first.
 func RecordedProfiles(root string) (reps []RecordedProfile, bad []string) {
-	paths, _ := filepath.Glob(filepath.Join(root, "assets", "profiles", "*", "report.json"))
-	for _, p := range paths {
-		dir := filepath.Dir(p)
-		name := filepath.Base(dir)
-		if strings.HasPrefix(name, "smoke-") {
-			continue
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			bad = append(bad, err.Error())
-			continue
-		}
+	bad = readRecordedProfiles(root, "report.json", func(dir string, data []byte) error {
 		var r profile.Report
 		if err := json.Unmarshal(data, &r); err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
-			continue
+			return err
 		}
 		id := ""
-		if m := reProfileDir.FindStringSubmatch(name); m != nil {
+		if m := reProfileDir.FindStringSubmatch(filepath.Base(dir)); m != nil {
 			id = m[1]
 		}
 		reps = append(reps, RecordedProfile{Dir: dir, StepID: id, Report: &r})
-	}
+		return nil
+	})
 	slices.SortStableFunc(reps, func(a, b RecordedProfile) int {
 		return strings.Compare(b.Report.Conditions.Date+b.Dir, a.Report.Conditions.Date+a.Dir)
 	})
 	return reps, bad
+}
+
+// readRecordedProfiles calls each with the folder and contents of every assets/profiles/*/<name> that is not from a
+// smoke run (folders "smoke-…"); files that cannot be read or that each refuses are reported in bad, one line each,
+// rather than failing the notebook.
+func readRecordedProfiles(root, name string, each func(dir string, data []byte) error) (bad []string) {
+	paths, _ := filepath.Glob(filepath.Join(root, "assets", "profiles", "*", name))
+	for _, p := range paths {
+		dir := filepath.Dir(p)
+		if strings.HasPrefix(filepath.Base(dir), "smoke-") {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = each(dir, data)
+		}
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", p, err))
+		}
+	}
+	return bad
 }
 
 // profileMatches reports whether a profile's step is one of ids (by ID or ID before "@"; "10-256" from the folder
