@@ -28,6 +28,7 @@ package backend
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -131,12 +132,11 @@ func prepareAutotuneCache(env Env, file string) error {
 func planWithCache(env Env, opts ...Option) Plan {
 	plan := MakePlan(env, opts...)
 	if err := prepareAutotuneCache(env, plan.AutotuneCache); err != nil {
-		vars := make(map[string]string, len(env.Vars)+1)
-		for k, v := range env.Vars {
-			vars[k] = v
+		env.Vars = maps.Clone(env.Vars) // the caller's Env stays as it was
+		if env.Vars == nil {
+			env.Vars = map[string]string{}
 		}
-		vars[AutotuneCacheEnv] = "off"
-		env.Vars = vars
+		env.Vars[AutotuneCacheEnv] = "off"
 		plan = MakePlan(env, opts...)
 		plan.Notes = append(plan.Notes, err.Error())
 		plan.Reason += "; no autotune cache (" + shorten(err.Error(), 160) + "; set " + AutotuneCacheEnv + "=FILE)"
