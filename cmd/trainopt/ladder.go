@@ -148,14 +148,16 @@ func cmdResults(args []string) error {
 type ladderFlags struct {
 	dataDir, batches *string
 	k, warmup, timed *int
+	row              *int
 	smoke            *bool
 }
 
 func addLadderFlags(fs *flag.FlagSet, timedDefault int) ladderFlags {
 	return ladderFlags{
 		dataDir: fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)"),
-		batches: fs.String("batches", "128,256,512", "batch sizes of steps 9 and 10"),
+		batches: fs.String("batches", "128,256,512", "batch sizes of steps 9 and up"),
 		k:       fs.Int("k", 10, "training steps per Execute in step 10"),
+		row:     fs.Int("reduction-row", ladder.ReductionRow, "row width of batch norm's sums from step 11 on (0: plain)"),
 		warmup:  fs.Int("warmup", 10, "warm-up steps after the first (compiling) call"),
 		timed:   fs.Int("timed", timedDefault, "timed steps per ladder step (≥ 50 for reported numbers)"),
 		smoke: fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
@@ -183,8 +185,9 @@ func (f ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []lad
 		*f.k = 1
 	}
 	if *f.smoke && cmd == "ladder" {
-		batches = []int{128} // run one variant of steps 9 and 10: Smoke sets every batch to 16
+		batches = []int{128} // run one variant of steps 9 and up: Smoke sets every batch to 16
 	}
+	ladder.ReductionRow = *f.row
 	if steps, err = ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *f.k), ids); err != nil {
 		err = usageError{err}
 		return

@@ -56,7 +56,7 @@ func NewSession() (*Session, error) {
 		s.Notes = append(s.Notes, fmt.Sprintf("step 10 runs 1 step per Execute on %s: its While loop cannot hold a gradient there yet", choice.Kind))
 	}
 	if s.Smoke {
-		batches = []int{128} // one variant of steps 9 and 10; Smoke sets every batch to 16
+		batches = []int{128} // one variant of steps 9 and up; Smoke sets every batch to 16
 	}
 	s.Steps = ladder.Ladder(runtime.NumCPU(), batches, k)
 	s.Options = ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: 10, Steps: 60}

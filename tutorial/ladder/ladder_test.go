@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -15,7 +16,7 @@ func TestLadderIsCumulative(t *testing.T) {
 	for _, s := range steps {
 		ids = append(ids, s.ID)
 	}
-	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,9@256,10@256" {
+	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,11@128,12@128,9@256,10@256,11@256,12@256" {
 		t.Fatalf("steps %s", got)
 	}
 	s6, s10 := steps[6], steps[10]
@@ -25,6 +26,17 @@ func TestLadderIsCumulative(t *testing.T) {
 	}
 	if s10.Train.Precision != train.BF16 || s10.Train.StepsPerCall != 10 || s10.Train.Input != train.InputDeviceData {
 		t.Errorf("step 10@128: %+v", s10.Train)
+	}
+	base := mobilenet.Default()
+	if m := s10.ModelConfig(base); m != base {
+		t.Errorf("step 10 changes the model: %+v", m)
+	}
+	s11, s12 := steps[11], steps[12]
+	if m := s11.ModelConfig(base); m.ReductionRow != ReductionRow || m.Width != 1 || s11.Train != s10.Train {
+		t.Errorf("step 11@128 should only widen batch norm's rows: %+v %+v", m, s11.Train)
+	}
+	if s12.ModelConfig(base).ReductionRow != ReductionRow || s12.Train.Precision != train.F16 || s12.Train.StepsPerCall != 10 {
+		t.Errorf("step 12@128 does not carry step 11: %+v", s12.Train)
 	}
 }
 

@@ -44,11 +44,13 @@ type Options struct {
 // Result is one step's measurement. Times are per training step (a call of K steps counts K).
 type Result struct {
 	ID, Name, Why string
-	Precision     string  `json:"precision"`
-	Batch         int     `json:"batch"`
-	StepsPerCall  int     `json:"steps_per_call"`
-	Input         string  `json:"input"`
-	Workers       int     `json:"workers"`
+	Precision     string `json:"precision"`
+	Batch         int    `json:"batch"`
+	StepsPerCall  int    `json:"steps_per_call"`
+	Input         string `json:"input"`
+	Workers       int    `json:"workers"`
+	// ReductionRow is the model's batch-norm row width (step 11 on; 0: the plain form).
+	ReductionRow  int     `json:"reduction_row,omitempty"`
 	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
 	StepMedianMs  float64 `json:"step_median_ms"`
 	StepP10Ms     float64 `json:"step_p10_ms"`
@@ -91,10 +93,12 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 			fmt.Fprintf(opt.Progress, format, args...)
 		}
 	}
-	key := fmt.Sprintf("%+v|%+v", cfg, opt.Model)
+	model := step.ModelConfig(opt.Model)
+	res.ReductionRow = model.ReductionRow
+	key := fmt.Sprintf("%+v|%+v", cfg, model)
 	tr, reused := opt.Trainers[key]
 	if !reused {
-		tr, err = train.NewTrainer(backend, mobilenet.New(opt.Model), cfg)
+		tr, err = train.NewTrainer(backend, mobilenet.New(model), cfg)
 		if err != nil {
 			return res, err
 		}

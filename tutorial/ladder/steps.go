@@ -23,6 +23,21 @@ type Step struct {
 	Feed  pipeline.Config // ignored when Train.Input is InputDeviceData
 	// SyncEvery reads the loss back every N steps (1: every step, like loss.item() in the tutorial's loop).
 	SyncEvery int
+	// Model, if set, changes the model's formulation for this step (Options.Model is the starting point):
+	// steps past 10 change how the same network is computed, not what it is.
+	Model func(*mobilenet.Config)
+}
+
+// ReductionRow is the row width of batch norm's sums from step 11 on (mobilenet.Config.ReductionRow); the
+// CLI's -reduction-row sets it for experiments.
+var ReductionRow = 1024
+
+// ModelConfig is the model this step trains: base with the step's changes.
+func (s Step) ModelConfig(base mobilenet.Config) mobilenet.Config {
+	if s.Model != nil {
+		s.Model(&base)
+	}
+	return base
 }
 
 // Ladder returns the cumulative steps. workersMax is "all cores" for step 5b; batches lists the batch sizes of the
@@ -64,10 +79,20 @@ func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 		s10 := s9.with("10", fmt.Sprintf("+ %d steps per Execute (While loop), batch %d", stepsPerCall, b),
 			"go-xla's Execute waits for the GPU, so per-call host work idles it: K steps per call pay it once",
 			func(s *Step) { s.Train.StepsPerCall = stepsPerCall })
+		s11 := s10.with("11", fmt.Sprintf("+ batch-norm sums over wide rows, batch %d", b),
+			"the profile's reductions are batch norm's sums over narrow channel rows: read the same bytes as rows of "+
+				"~1024 values and XLA's reduction kernels stream them", func(s *Step) {
+				s.Model = func(m *mobilenet.Config) { m.ReductionRow = ReductionRow }
+			})
+		s12 := s11.with("12", fmt.Sprintf("+ float16 instead of bfloat16, batch %d", b),
+			"cuDNN's float16 convolutions ran faster than bfloat16 at every batch measured; dynamic loss scaling "+
+				"runs inside the loop", func(s *Step) { s.Train.Precision = train.F16 })
 		if len(batches) > 1 || b != 128 {
-			s9.ID, s10.ID = fmt.Sprintf("9@%d", b), fmt.Sprintf("10@%d", b)
+			for _, s := range []*Step{&s9, &s10, &s11, &s12} {
+				s.ID = fmt.Sprintf("%s@%d", s.ID, b)
+			}
 		}
-		steps = append(steps, s9, s10)
+		steps = append(steps, s9, s10, s11, s12)
 	}
 	return steps
 }

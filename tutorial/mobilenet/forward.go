@@ -97,36 +97,6 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 // ReLU6 is min(max(x, 0), 6).
 func ReLU6(x *Node) *Node { return ClipScalar(x, 0, 6) }
 
-// batchNorm normalises x [B,H,W,C] with the parameters starting at index i (γ, β, running mean, running var).
-// In training it uses the batch's statistics (biased variance) and records PyTorch's running-statistics update,
-// which uses the unbiased variance.
-func (f *forward) batchNorm(x *Node, i int) *Node {
-	p := f.pass.Params
-	gamma, beta, runMean, runVar := p[i], p[i+1], p[i+2], p[i+3]
-	var mean, variance *Node
-	if f.pass.Train {
-		xf := ConvertDType(x, accumulation(x.DType()))
-		mean = ReduceMean(xf, 0, 1, 2)
-		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
-		variance = MaxScalar(Sub(ReduceMean(Square(xf), 0, 1, 2), Square(mean)), 0)
-		n := float64(x.Shape().Dim(0) * x.Shape().Dim(1) * x.Shape().Dim(2))
-		unbiased := variance
-		if n > 1 {
-			unbiased = MulScalar(variance, n/(n-1))
-		}
-		const mom = BatchNormMomentum
-		f.updated[i+2] = Add(MulScalar(runMean, 1-mom), MulScalar(StopGradient(mean), mom))
-		f.updated[i+3] = Add(MulScalar(runVar, 1-mom), MulScalar(StopGradient(unbiased), mom))
-	} else {
-		mean, variance = runMean, runVar
-	}
-	scale := Div(gamma, Sqrt(AddScalar(variance, BatchNormEpsilon))) // GoMLX has no gradient for Rsqrt
-	shift := Sub(beta, Mul(mean, scale))
-	scale = Reshape(ConvertDType(scale, x.DType()), 1, 1, 1, -1)
-	shift = Reshape(ConvertDType(shift, x.DType()), 1, 1, 1, -1)
-	return Add(Mul(x, scale), shift)
-}
-
 // accumulation is the dtype statistics are accumulated in: float32 for every training precision, float64 when
 // the whole model runs in float64 (the reference gradient check).
 func accumulation(dt dtypes.DType) dtypes.DType {

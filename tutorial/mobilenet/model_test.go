@@ -1,6 +1,7 @@
 package mobilenet
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -12,10 +13,17 @@ import (
 
 // TestWholeModelGradient checks Gradient through the whole network (convolutions, the depthwise VJP, batch norm in
 // training mode, ReLU6, residuals, pooling, classifier, cross-entropy) in float64 at a tiny size against central
-// differences of the loss, for a sample of parameters of every kind.
+// differences of the loss, for a sample of parameters of every kind; in both forms of batch norm's sums (plain and
+// the wide view of batchnorm.go, whose gradients come from the broadcast through the same view).
 func TestWholeModelGradient(t *testing.T) {
+	for _, row := range []int{0, 64} {
+		t.Run(fmt.Sprintf("ReductionRow=%d", row), func(t *testing.T) { testWholeModelGradient(t, row) })
+	}
+}
+
+func testWholeModelGradient(t *testing.T, row int) {
 	backend := testBackend(t)
-	m := New(Config{NumClasses: 10, Width: 0.25, Dropout: 0})
+	m := New(Config{NumClasses: 10, Width: 0.25, Dropout: 0, ReductionRow: row})
 	const batch, size = 8, 32
 	rng := rand.New(rand.NewPCG(3, 4))
 	init := m.InitialValues(5)

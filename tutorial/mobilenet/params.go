@@ -18,6 +18,10 @@ type Config struct {
 	NumClasses int     // 10 for CIFAR-10
 	Width      float64 // torchvision's width_mult; 1.0 is the published model
 	Dropout    float64 // before the classifier; 0.2 in torchvision
+	// ReductionRow > 0 makes batch norm's sums read activations as rows of about this many values instead of one
+	// row of C values per pixel (see batchnorm.go): the same model and numbers up to summation order, cheaper
+	// reduction kernels on a GPU. 0 is the plain form.
+	ReductionRow int
 }
 
 // Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.

@@ -1,0 +1,92 @@
+package mobilenet
+
+import (
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// Batch norm in training is two-thirds reductions and elementwise passes over activations: on the H200 at batch
+// 512 the step spent a third of its kernel time in reduction kernels (assets/profiles/h200-2026-12-02-step10-512).
+// Every sum of batch norm runs over batch and space and keeps the channels: seen as a matrix [rows = B·H·W,
+// C], a column reduction whose rows are only C values wide (16 to 96 in the large early layers). XLA's column
+// reduction reads a tile of 32 columns per warp, so narrow rows waste most of every memory transaction.
+//
+// With Config.ReductionRow > 0 the same sums read the activation as [B·H·W/k, k·C] — the identical bytes in
+// row-major order, so the reshape is free — with k·C close to ReductionRow, and then add up the k partial sums
+// of each channel (a tiny second reduction). The scale and shift are broadcast through the same view, so their
+// gradients (Σ dy·x and Σ dy, the backward pass's reductions) take the wide form too: GoMLX's gradient of a
+// broadcast is the sum over the broadcast axes.
+
+// batchNorm normalises x [B,H,W,C] with the parameters starting at index i (γ, β, running mean, running var).
+// In training it uses the batch's statistics (biased variance) and records PyTorch's running-statistics update,
+// which uses the unbiased variance.
+func (f *forward) batchNorm(x *Node, i int) *Node {
+	p := f.pass.Params
+	gamma, beta, runMean, runVar := p[i], p[i+1], p[i+2], p[i+3]
+	v := channelView{x: x, row: f.m.ReductionRow}
+	var mean, variance *Node
+	if f.pass.Train {
+		xf := ConvertDType(x, accumulation(x.DType()))
+		n := float64(x.Shape().Size() / x.Shape().Dim(-1))
+		mean = DivScalar(v.sum(xf), n)
+		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
+		variance = MaxScalar(Sub(DivScalar(v.sum(Square(xf)), n), Square(mean)), 0)
+		unbiased := variance
+		if n > 1 {
+			unbiased = MulScalar(variance, n/(n-1))
+		}
+		const mom = BatchNormMomentum
+		f.updated[i+2] = Add(MulScalar(runMean, 1-mom), MulScalar(StopGradient(mean), mom))
+		f.updated[i+3] = Add(MulScalar(runVar, 1-mom), MulScalar(StopGradient(unbiased), mom))
+	} else {
+		mean, variance = runMean, runVar
+	}
+	scale := Div(gamma, Sqrt(AddScalar(variance, BatchNormEpsilon))) // GoMLX has no gradient for Rsqrt
+	shift := Sub(beta, Mul(mean, scale))
+	scale = v.broadcast(ConvertDType(scale, x.DType()))
+	shift = v.broadcast(ConvertDType(shift, x.DType()))
+	return Add(Mul(x, scale), shift)
+}
+
+// channelView sums over and broadcasts along every axis of x [B,H,W,C] but the channels, either directly or through
+// the wide [B·H·W/k, k·C] view described above.
+type channelView struct {
+	x   *Node
+	row int // target row width; 0 for the plain [..., C] form
+}
+
+// fold is k: the largest power of two that divides B·H·W with k·C ≤ row (1 when the view is off or C is already
+// wide).
+func (v channelView) fold() int {
+	c := v.x.Shape().Dim(-1)
+	rows := v.x.Shape().Size() / c
+	k := 1
+	for v.row > 0 && rows%(2*k) == 0 && 2*k*c <= v.row && rows/(2*k) > 1 {
+		k *= 2
+	}
+	return k
+}
+
+// sum reduces y (x's shape, any dtype) to [C].
+func (v channelView) sum(y *Node) *Node {
+	c := y.Shape().Dim(-1)
+	k := v.fold()
+	if k == 1 {
+		return ReduceSum(y, 0, 1, 2)
+	}
+	rows := y.Shape().Size() / c
+	partial := ReduceSum(Reshape(y, rows/k, k*c), 0) // [k·C]: the wide column reduction
+	return ReduceSum(Reshape(partial, k, c), 0)
+}
+
+// broadcast expands p [C] to x's shape.
+func (v channelView) broadcast(p *Node) *Node {
+	dims := v.x.Shape().Dimensions
+	c := dims[len(dims)-1]
+	k := v.fold()
+	if k == 1 {
+		return BroadcastToDims(Reshape(p, 1, 1, 1, c), dims...)
+	}
+	rows := v.x.Shape().Size() / c
+	tiled := Reshape(BroadcastToDims(Reshape(p, 1, c), k, c), 1, k*c)
+	return Reshape(BroadcastToDims(tiled, rows/k, k*c), dims...)
+}
