@@ -125,3 +125,53 @@ func TestAutotuneCache(t *testing.T) {
 		t.Errorf("unwritable cache: AutotuneCache %q, XLA_FLAGS %q, Reason %q", p.AutotuneCache, flags, p.Reason)
 	}
 }
+
+// TestKernelCache: XLA's kernel cache goes beside the autotune file; a whole file is reported as loaded, a damaged
+// one is moved aside (XLA gets a fresh file), a user's own flag is kept, and "off" turns it off with the autotune
+// cache.
+func TestKernelCache(t *testing.T) {
+	root := gpuMachine(t)
+	env := Env{Root: root, Vars: map[string]string{"HOME": "/home/u"}}
+	p := MakePlan(env)
+	flags, _ := envVar(p, "XLA_FLAGS")
+	if p.KernelCache != strings.TrimSuffix(p.AutotuneCache, ".pb")+".kernels" || p.KernelCacheWarm ||
+		!strings.Contains(flags, KernelCacheFlag+"="+p.KernelCache) {
+		t.Fatalf("KernelCache = %q (warm %v), XLA_FLAGS = %q", p.KernelCache, p.KernelCacheWarm, flags)
+	}
+	if s := newChoice(p, nil, nil).String(); !strings.Contains(s, "kernel cache empty") {
+		t.Errorf("String() = %q", s)
+	}
+	real := filepath.Join(root, p.KernelCache)
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile("../profile/testdata/h200_xla_autotune.pb") // any whole protobuf message
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, whole, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p2 := MakePlan(env); !p2.KernelCacheWarm || !strings.Contains(newChoice(p2, nil, nil).String(), "kernel cache loaded") {
+		t.Errorf("a whole kernel cache: warm %v", p2.KernelCacheWarm)
+	}
+	if err := os.WriteFile(real, whole[:len(whole)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p2 := MakePlan(env)
+	if _, err := os.Stat(real + ".damaged"); err != nil || p2.KernelCacheWarm || p2.KernelCache == "" {
+		t.Errorf("a damaged kernel cache: moved aside? %v; warm %v, file %q", err, p2.KernelCacheWarm, p2.KernelCache)
+	}
+	if _, err := os.Stat(real); !os.IsNotExist(err) {
+		t.Errorf("the damaged file is still where XLA would read it: %v", err)
+	}
+	env.Vars["XLA_FLAGS"] = KernelCacheFlag + "=/tmp/mine"
+	if p3 := MakePlan(env); p3.KernelCache != "" {
+		t.Errorf("a user's kernel cache flag: plan adds %q", p3.KernelCache)
+	}
+	delete(env.Vars, "XLA_FLAGS")
+	env.Vars[AutotuneCacheEnv] = "off"
+	if p4 := MakePlan(env); p4.KernelCache != "" {
+		t.Errorf("%s=off keeps a kernel cache %q", AutotuneCacheEnv, p4.KernelCache)
+	}
+}

@@ -186,6 +186,9 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 			state = "damaged, not loaded: this process rewrites it"
 		}
 		c.Reason += "; autotune cache " + plan.AutotuneCache + " (" + state + ")"
+		if plan.KernelCache != "" {
+			c.Reason += map[bool]string{true: ", kernel cache loaded", false: ", kernel cache empty"}[plan.KernelCacheWarm]
+		}
 	}
 	c.Device = deviceWords(plan, b)
 	return c

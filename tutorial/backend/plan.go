@@ -47,6 +47,10 @@ type Plan struct {
 	AutotuneCache        string
 	AutotuneCacheWarm    bool
 	AutotuneCacheDamaged bool // a file was there but cut short: not loaded
+	// KernelCache is XLA's compiled-kernel cache beside it (see autotune.go), KernelCacheWarm whether it held
+	// kernels already.
+	KernelCache     string
+	KernelCacheWarm bool
 	// GPU is what was found about NVIDIA GPUs.
 	GPU GPUInfo
 	// SetEnv lists the variables to set, in order, before creating the backend.

@@ -16,7 +16,7 @@ func TestLadderIsCumulative(t *testing.T) {
 	for _, s := range steps {
 		ids = append(ids, s.ID)
 	}
-	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,11@128,12@128,9@256,10@256,11@256,12@256" {
+	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,11@128,12@128,13@128,9@256,10@256,11@256,12@256,13@256" {
 		t.Fatalf("steps %s", got)
 	}
 	s6, s10 := steps[6], steps[10]
@@ -31,12 +31,12 @@ func TestLadderIsCumulative(t *testing.T) {
 	if m := s10.ModelConfig(base); m != base {
 		t.Errorf("step 10 changes the model: %+v", m)
 	}
-	s11, s12 := steps[11], steps[12]
-	if m := s11.ModelConfig(base); m.ReductionRow != ReductionRow || m.Width != 1 || s11.Train != s10.Train {
+	s11, s13 := steps[11], steps[13]
+	if m := s11.ModelConfig(base); m.ReductionRow != ReductionRow || m.Width != 1 || m.MaskedReLU6 || s11.Train != s10.Train {
 		t.Errorf("step 11@128 should only widen batch norm's rows: %+v %+v", m, s11.Train)
 	}
-	if s12.ModelConfig(base).ReductionRow != ReductionRow || s12.Train.Precision != train.F16 || s12.Train.StepsPerCall != 10 {
-		t.Errorf("step 12@128 does not carry step 11: %+v", s12.Train)
+	if m := s13.ModelConfig(base); m.ReductionRow != ReductionRow || !m.MaskedReLU6 || !m.NormalizeFloat32 || s13.Train != s10.Train {
+		t.Errorf("step 13@128 does not carry steps 11 and 12: %+v %+v", m, s13.Train)
 	}
 }
 

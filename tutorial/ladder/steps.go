@@ -84,15 +84,24 @@ func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 				"~1024 values and XLA's reduction kernels stream them", func(s *Step) {
 				s.Model = func(m *mobilenet.Config) { m.ReductionRow = ReductionRow }
 			})
-		s12 := s11.with("12", fmt.Sprintf("+ float16 instead of bfloat16, batch %d", b),
-			"cuDNN's float16 convolutions ran faster than bfloat16 at every batch measured; dynamic loss scaling "+
-				"runs inside the loop", func(s *Step) { s.Train.Precision = train.F16 })
+		s12 := s11.with("12", fmt.Sprintf("+ ReLU6 gradient as a mask, batch %d", b),
+			"GoMLX differentiates ReLU6's Min and Max with four sign() calls per element; PyTorch's hardtanh_backward "+
+				"is one comparison pair", func(s *Step) {
+				s.Model = func(m *mobilenet.Config) { m.ReductionRow, m.MaskedReLU6 = ReductionRow, true }
+			})
+		s13 := s12.with("13", fmt.Sprintf("+ batch norm applied in float32, batch %d", b),
+			"the backward sums Σdy and Σdy·x accumulated in bfloat16; in float32 (as cuDNN does) they are exact to "+
+				"float32, and the arithmetic is free in a memory-bound fusion", func(s *Step) {
+				s.Model = func(m *mobilenet.Config) {
+					m.ReductionRow, m.MaskedReLU6, m.NormalizeFloat32 = ReductionRow, true, true
+				}
+			})
 		if len(batches) > 1 || b != 128 {
-			for _, s := range []*Step{&s9, &s10, &s11, &s12} {
+			for _, s := range []*Step{&s9, &s10, &s11, &s12, &s13} {
 				s.ID = fmt.Sprintf("%s@%d", s.ID, b)
 			}
 		}
-		steps = append(steps, s9, s10, s11, s12)
+		steps = append(steps, s9, s10, s11, s12, s13)
 	}
 	return steps
 }

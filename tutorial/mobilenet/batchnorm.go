@@ -42,6 +42,10 @@ func (f *forward) batchNorm(x *Node, i int) *Node {
 	}
 	scale := Div(gamma, Sqrt(AddScalar(variance, BatchNormEpsilon))) // GoMLX has no gradient for Rsqrt
 	shift := Sub(beta, Mul(mean, scale))
+	if f.m.NormalizeFloat32 && x.DType() != accumulation(x.DType()) {
+		y := Add(Mul(ConvertDType(x, accumulation(x.DType())), v.broadcast(scale)), v.broadcast(shift))
+		return ConvertDType(y, x.DType())
+	}
 	scale = v.broadcast(ConvertDType(scale, x.DType()))
 	shift = v.broadcast(ConvertDType(shift, x.DType()))
 	return Add(Mul(x, scale), shift)

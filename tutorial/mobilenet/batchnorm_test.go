@@ -99,3 +99,51 @@ func TestBatchNormWideMatchesReference(t *testing.T) {
 		check("dβ", tensors.MustCopyFlatData[float64](outs[3]), sumDy)
 	}
 }
+
+// TestNormalizeFloat32Sums: with bfloat16 activations, NormalizeFloat32 makes dβ = Σdy and dγ = Σdy·x̂ accumulate
+// in float32; they must match a float64 reference to float32-ish accuracy (the inputs are exact in bfloat16).
+func TestNormalizeFloat32Sums(t *testing.T) {
+	backend := testBackend(t)
+	const b, h, w, c = 32, 16, 16, 8
+	rng := rand.New(rand.NewPCG(9, 10))
+	round := func(v []float64) []float64 { // to values bfloat16 holds exactly
+		for i := range v {
+			v[i] = float64(bf16(float32(v[i])))
+		}
+		return v
+	}
+	xs, dys := round(randSlice(rng, b*h*w*c)), round(randSlice(rng, b*h*w*c))
+	sumDy := make([]float64, c)
+	for i, v := range dys {
+		sumDy[i%c] += v
+	}
+	for _, f32 := range []bool{false, true} {
+		m := &Model{Config: Config{NormalizeFloat32: f32}}
+		exec := MustNewExec(backend, func(x, dy *Node) *Node {
+			g := Ones(x.Graph(), shapes.Make(dtypes.Float32, c))
+			be := Zeros(x.Graph(), shapes.Make(dtypes.Float32, c))
+			f := &forward{m: m, pass: Pass{Params: []*Node{g, be, be, g}, Compute: dtypes.BFloat16, Train: true}}
+			f.updated = append([]*Node(nil), f.pass.Params...)
+			xb := ConvertDType(x, dtypes.BFloat16)
+			y := f.batchNorm(xb, 0)
+			return Gradient(ReduceAllSum(ConvertDType(Mul(y, ConvertDType(dy, dtypes.BFloat16)), dtypes.Float32)), be)[0]
+		})
+		got := tensors.MustCopyFlatData[float32](exec.MustCall(tensors.FromFlatDataAndDimensions(xs, b, h, w, c),
+			tensors.FromFlatDataAndDimensions(dys, b, h, w, c))[0])
+		worst := 0.0
+		for ch := range c {
+			worst = max(worst, math.Abs(float64(got[ch])-sumDy[ch]))
+		}
+		t.Logf("NormalizeFloat32=%v: worst |dβ − Σdy| = %.3g (Σ over %d values)", f32, worst, b*h*w)
+		if f32 && worst > 1e-2 {
+			t.Errorf("NormalizeFloat32: dβ off by %.3g from the float64 sum", worst)
+		}
+	}
+}
+
+// bf16 rounds a float32 to the nearest bfloat16 (ties to even), returned as float32.
+func bf16(f float32) float32 {
+	u := math.Float32bits(f)
+	u += 0x7fff + (u>>16)&1
+	return math.Float32frombits(u &^ 0xffff)
+}

@@ -75,17 +75,24 @@ func (f *forward) conv(x *Node, i, stride int) *Node {
 
 // convBNReLU is the stem / last layer: conv, batch norm, ReLU6. i is the kernel index; its batch norm follows.
 func (f *forward) convBNReLU(x *Node, i, stride int) *Node {
-	return ReLU6(f.batchNorm(f.conv(x, i, stride), i+1))
+	return f.relu6(f.batchNorm(f.conv(x, i, stride), i+1))
+}
+
+func (f *forward) relu6(x *Node) *Node {
+	if f.m.MaskedReLU6 {
+		return MaskedReLU6(x)
+	}
+	return ReLU6(x)
 }
 
 func (f *forward) invertedResidual(x *Node, b block) *Node {
 	i := b.first
 	y := x
 	if b.expand {
-		y = ReLU6(f.batchNorm(f.conv(y, i, 1), i+1))
+		y = f.relu6(f.batchNorm(f.conv(y, i, 1), i+1))
 		i += 5
 	}
-	y = ReLU6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride), i+1))
+	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride), i+1))
 	i += 5
 	y = f.batchNorm(f.conv(y, i, 1), i+1)
 	if b.residual {
@@ -93,9 +100,6 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 	}
 	return y
 }
-
-// ReLU6 is min(max(x, 0), 6).
-func ReLU6(x *Node) *Node { return ClipScalar(x, 0, 6) }
 
 // accumulation is the dtype statistics are accumulated in: float32 for every training precision, float64 when
 // the whole model runs in float64 (the reference gradient check).

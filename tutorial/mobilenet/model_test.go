@@ -16,14 +16,16 @@ import (
 // differences of the loss, for a sample of parameters of every kind; in both forms of batch norm's sums (plain and
 // the wide view of batchnorm.go, whose gradients come from the broadcast through the same view).
 func TestWholeModelGradient(t *testing.T) {
-	for _, row := range []int{0, 64} {
-		t.Run(fmt.Sprintf("ReductionRow=%d", row), func(t *testing.T) { testWholeModelGradient(t, row) })
+	for _, cfg := range []Config{{}, {ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true}} {
+		cfg.NumClasses, cfg.Width = 10, 0.25
+		t.Run(fmt.Sprintf("ReductionRow=%d,MaskedReLU6=%v", cfg.ReductionRow, cfg.MaskedReLU6),
+			func(t *testing.T) { testWholeModelGradient(t, cfg) })
 	}
 }
 
-func testWholeModelGradient(t *testing.T, row int) {
+func testWholeModelGradient(t *testing.T, cfg Config) {
 	backend := testBackend(t)
-	m := New(Config{NumClasses: 10, Width: 0.25, Dropout: 0, ReductionRow: row})
+	m := New(cfg)
 	const batch, size = 8, 32
 	rng := rand.New(rand.NewPCG(3, 4))
 	init := m.InitialValues(5)

@@ -22,6 +22,12 @@ type Config struct {
 	// row of C values per pixel (see batchnorm.go): the same model and numbers up to summation order, cheaper
 	// reduction kernels on a GPU. 0 is the plain form.
 	ReductionRow int
+	// MaskedReLU6 differentiates ReLU6 with a mask (relu6.go) instead of GoMLX's Min/Max gradients.
+	MaskedReLU6 bool
+	// NormalizeFloat32 applies batch norm's scale and shift in float32 (converting the result back), so that the
+	// backward pass's sums Σdy and Σdy·x accumulate in float32, as cuDNN's batch norm does, instead of in the
+	// compute dtype: GoMLX sums a broadcast's gradient in the broadcast's dtype.
+	NormalizeFloat32 bool
 }
 
 // Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.
