@@ -76,7 +76,9 @@ func TestResolveID(t *testing.T) {
 		{gpu, "9", "9@128", false, false},
 		{gpu, "10@512", "10@512", false, false},
 		{gpu, "6", "6", false, false},
-		{gpu, "11", "", false, true},
+		{gpu, "13", "13@128", false, false},
+		{smoke, "13@512", "13", true, false},
+		{gpu, "14", "", false, true},
 		{smoke, "10@x", "10", true, false},
 	} {
 		st, note, err := c.s.ResolveID(c.id)

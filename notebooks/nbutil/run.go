@@ -92,8 +92,9 @@ func (s *Session) Mode() string {
 		s.Choice.Device, s.Options.Warmup, s.Options.Steps)
 }
 
-// ResolveID maps a notebook's step ID to one of this session's ladder steps: on a GPU a bare "9" or "10" is the
-// batch-128 variant; at smoke sizes every "@batch" variant is the one smoke variant (batch 16).
+// ResolveID maps a notebook's step ID to one of this session's ladder steps: on a GPU a bare "9" to "13" (any step
+// with batch variants) is the batch-128 variant; at smoke sizes every "@batch" variant is the one smoke variant
+// (batch 16).
 func (s *Session) ResolveID(id string) (ladder.Step, string, error) {
 	want := id
 	note := ""
@@ -102,8 +103,9 @@ func (s *Session) ResolveID(id string) (ladder.Step, string, error) {
 		want = base
 		note = fmt.Sprintf("smoke sizes run every batch variant at batch 16: %s runs as %s", id, base)
 	}
-	if !s.Smoke && !hasBatch && (base == "9" || base == "10") {
-		want = base + "@" + fmt.Sprint(gpuBatches[0])
+	if variant := base + "@" + fmt.Sprint(gpuBatches[0]); !s.Smoke && !hasBatch &&
+		slices.ContainsFunc(s.Steps, func(st ladder.Step) bool { return st.ID == variant }) {
+		want = variant
 	}
 	_ = batch
 	for _, st := range s.Steps {

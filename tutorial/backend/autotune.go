@@ -19,13 +19,16 @@ package backend
 // algorithms; executable serialization (PJRT_Executable_Serialize) would skip compilation entirely but go-xla
 // v0.4.13 does not expose it and GoMLX's executables cannot be built from outside.
 //
-// The rest of a warm first call (17.5 s for 10@128 on the H200, session 3) is XLA's HLO passes (~2 s), LLVM and
-// ptxas for ~900 kernels, and the first step. XLA's kernel cache (--xla_gpu_kernel_cache_file=F: compiled kernels
-// by fingerprint, appended after each compilation) skips LLVM and ptxas for kernels compiled before: measured on
-// the H200 (assets/gpu-runs/2026-12-02-h200-run10), 17.5 s without it, 14.9 s while filling it, 13.2 s reading
-// it. It lives beside the autotune file with the same key, as <autotune file without extension>.kernels, and
-// is only used when the autotune cache is (TRAINOPT_AUTOTUNE_CACHE=off turns both off). A damaged kernel file is
-// renamed aside (<file>.damaged) rather than handed to XLA.
+// The rest of a warm first call (17.5 s for 10@128 on the H200, session 3) is XLA's HLO passes (2.1 s), LLVM and
+// ptxas for ~900 kernels (1.9 s) and, most of it, the first execution (~13 s: loading modules and building cuDNN
+// plans). XLA's kernel cache (--xla_gpu_kernel_cache_file=F: compiled kernels, appended after each compilation)
+// skips LLVM and ptxas for kernels compiled before: on the H200 (assets/gpu-runs/2026-12-02-h200-run10) 10@128's
+// first call took 17.5 s without it, 14.9 s while filling it and 13.2 s reading it. But in the next call
+// (…-run11), a process that ran ladder step 1 and then compiled step 2 with the same kernel file died in step 2's
+// first execution (CUDA_ERROR_ILLEGAL_INSTRUCTION, cuDNN status 5001, then a segmentation fault), which step 2
+// never did without it. So the kernel cache is opt-in: TRAINOPT_KERNEL_CACHE=on puts it beside the autotune file
+// (<autotune file without extension>.kernels); only with the autotune cache; a damaged file is renamed aside
+// (<file>.damaged) rather than handed to XLA.
 // (--xla_gpu_enable_llvm_module_compilation_parallelism, the other compile-time flag of debug_options, is not
 // known to this plugin: the process aborts on it.)
 //
@@ -56,6 +59,9 @@ const (
 	LoadAutotuneFlag = "--xla_gpu_load_autotune_results_from"
 	KernelCacheFlag  = "--xla_gpu_kernel_cache_file"
 )
+
+// KernelCacheEnv = "on" turns XLA's kernel cache on (see above: it crashed a multi-program process).
+const KernelCacheEnv = "TRAINOPT_KERNEL_CACHE"
 
 // KernelCacheFile is the kernel cache that goes with an autotune cache file.
 func KernelCacheFile(autotuneFile string) string {
@@ -106,6 +112,9 @@ func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string
 	}
 	if HasXLAFlag(existingFlags, KernelCacheFlag) {
 		p.note("XLA_FLAGS already sets a kernel cache file: kept as is")
+		return flags
+	}
+	if env.Getenv(KernelCacheEnv) != "on" {
 		return flags
 	}
 	p.KernelCache = KernelCacheFile(file)

@@ -126,12 +126,16 @@ func TestAutotuneCache(t *testing.T) {
 	}
 }
 
-// TestKernelCache: XLA's kernel cache goes beside the autotune file; a whole file is reported as loaded, a damaged
-// one is moved aside (XLA gets a fresh file), a user's own flag is kept, and "off" turns it off with the autotune
-// cache.
+// TestKernelCache: XLA's kernel cache is off unless asked for; then it goes beside the autotune file; a whole
+// file is reported as loaded, a damaged one is moved aside (XLA gets a fresh file), a user's own flag is kept, and
+// "off" turns it off with the autotune cache.
 func TestKernelCache(t *testing.T) {
 	root := gpuMachine(t)
 	env := Env{Root: root, Vars: map[string]string{"HOME": "/home/u"}}
+	if p := MakePlan(env); p.KernelCache != "" {
+		t.Errorf("kernel cache on by default: %q", p.KernelCache)
+	}
+	env.Vars[KernelCacheEnv] = "on"
 	p := MakePlan(env)
 	flags, _ := envVar(p, "XLA_FLAGS")
 	if p.KernelCache != strings.TrimSuffix(p.AutotuneCache, ".pb")+".kernels" || p.KernelCacheWarm ||
