@@ -32,6 +32,17 @@ type Step struct {
 // CLI's -reduction-row sets it for experiments.
 var ReductionRow = 1024
 
+// andModel adds a model change on top of the ones the step inherited (the ladder is cumulative).
+func (s *Step) andModel(change func(*mobilenet.Config)) {
+	prev := s.Model
+	s.Model = func(m *mobilenet.Config) {
+		if prev != nil {
+			prev(m)
+		}
+		change(m)
+	}
+}
+
 // ModelConfig is the model this step trains: base with the step's changes.
 func (s Step) ModelConfig(base mobilenet.Config) mobilenet.Config {
 	if s.Model != nil {
@@ -87,14 +98,12 @@ func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 		s12 := s11.with("12", fmt.Sprintf("+ ReLU6 gradient as a mask, batch %d", b),
 			"GoMLX differentiates ReLU6's Min and Max with four sign() calls per element; PyTorch's hardtanh_backward "+
 				"is one comparison pair", func(s *Step) {
-				s.Model = func(m *mobilenet.Config) { m.ReductionRow, m.MaskedReLU6 = ReductionRow, true }
+				s.andModel(func(m *mobilenet.Config) { m.MaskedReLU6 = true })
 			})
 		s13 := s12.with("13", fmt.Sprintf("+ batch norm applied in float32, batch %d", b),
 			"the backward sums Σdy and Σdy·x accumulated in bfloat16; in float32 (as cuDNN does) they are exact to "+
 				"float32, and the arithmetic is free in a memory-bound fusion", func(s *Step) {
-				s.Model = func(m *mobilenet.Config) {
-					m.ReductionRow, m.MaskedReLU6, m.NormalizeFloat32 = ReductionRow, true, true
-				}
+				s.andModel(func(m *mobilenet.Config) { m.NormalizeFloat32 = true })
 			})
 		if len(batches) > 1 || b != 128 {
 			for _, s := range []*Step{&s9, &s10, &s11, &s12, &s13} {
