@@ -149,6 +149,7 @@ type ladderFlags struct {
 	dataDir, batches *string
 	k, warmup, timed *int
 	row              *int
+	model            *string
 	smoke            *bool
 }
 
@@ -158,8 +159,11 @@ func addLadderFlags(fs *flag.FlagSet, timedDefault int) ladderFlags {
 		batches: fs.String("batches", "128,256,512", "batch sizes of steps 9 and up"),
 		k:       fs.Int("k", 10, "training steps per Execute in step 10"),
 		row:     fs.Int("reduction-row", ladder.ReductionRow, "row width of batch norm's sums from step 11 on (0: plain)"),
-		warmup:  fs.Int("warmup", 10, "warm-up steps after the first (compiling) call"),
-		timed:   fs.Int("timed", timedDefault, "timed steps per ladder step (≥ 50 for reported numbers)"),
+		model: fs.String("model", "", "an experiment: a model formulation applied on top of every selected step, "+
+			"e.g. dw-kernel-grad=shifted,stem-channels=8 (keys: reduction-row, relu6, bn, dw-forward, "+
+			"dw-input-grad, dw-kernel-grad, stem-channels)"),
+		warmup: fs.Int("warmup", 10, "warm-up steps after the first (compiling) call"),
+		timed:  fs.Int("timed", timedDefault, "timed steps per ladder step (≥ 50 for reported numbers)"),
 		smoke: fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
 			"automatic on a machine without a GPU"),
 	}
@@ -189,6 +193,10 @@ func (f ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []lad
 	}
 	ladder.ReductionRow = *f.row
 	if steps, err = ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *f.k), ids); err != nil {
+		err = usageError{err}
+		return
+	}
+	if steps, err = ladder.WithFormulation(steps, *f.model); err != nil {
 		err = usageError{err}
 		return
 	}

@@ -16,7 +16,7 @@ func TestLadderIsCumulative(t *testing.T) {
 	for _, s := range steps {
 		ids = append(ids, s.ID)
 	}
-	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,11@128,12@128,13@128,9@256,10@256,11@256,12@256,13@256" {
+	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,11@128,12@128,13@128,14@128,15@128,9@256,10@256,11@256,12@256,13@256,14@256,15@256" {
 		t.Fatalf("steps %s", got)
 	}
 	s6, s10 := steps[6], steps[10]
@@ -37,6 +37,44 @@ func TestLadderIsCumulative(t *testing.T) {
 	}
 	if m := s13.ModelConfig(base); m.ReductionRow != ReductionRow || !m.MaskedReLU6 || !m.NormalizeFloat32 || s13.Train != s10.Train {
 		t.Errorf("step 13@128 does not carry steps 11 and 12: %+v %+v", m, s13.Train)
+	}
+	s15 := steps[15]
+	want := s13.ModelConfig(base)
+	want.Depthwise.Input, want.StemChannels = mobilenet.InputGradShifted, 8
+	if m := s15.ModelConfig(base); m != want || s15.Train != s10.Train {
+		t.Errorf("step 15@128 should be step 13 with the shifted depthwise input gradient and an 8-channel stem: %+v", m)
+	}
+	if s := steps[len(steps)-1]; s.ID != "15@256" || s.Train.Batch != 256 || s.ModelConfig(base) != want {
+		t.Errorf("last step %s: batch %d, model %+v", s.ID, s.Train.Batch, s.ModelConfig(base))
+	}
+}
+
+func TestWithFormulation(t *testing.T) {
+	steps := Ladder(2, []int{128}, 10)
+	out, err := WithFormulation(steps, "dw-kernel-grad=shifted,relu6=clip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := mobilenet.Default()
+	for i, s := range out {
+		m := s.ModelConfig(base)
+		want := steps[i].ModelConfig(base)
+		want.Depthwise.Kernel, want.MaskedReLU6 = mobilenet.KernelGradShiftedProducts, false
+		if m != want {
+			t.Errorf("step %s: model %+v, want %+v", s.ID, m, want)
+		}
+		if !strings.HasSuffix(s.Name, " [dw-kernel-grad=shifted,relu6=clip]") {
+			t.Errorf("step %s's name does not say it is an experiment: %q", s.ID, s.Name)
+		}
+	}
+	if steps[12].ModelConfig(base).MaskedReLU6 != true {
+		t.Error("WithFormulation changed the steps it was given")
+	}
+	if _, err := WithFormulation(steps, "relu6=fast"); err == nil || !strings.Contains(err.Error(), "clip, masked") {
+		t.Errorf("a bad formulation: want an error listing the values, got %v", err)
+	}
+	if same, err := WithFormulation(steps, ""); err != nil || len(same) != len(steps) || same[0].Name != steps[0].Name {
+		t.Errorf("an empty formulation should change nothing: %v", err)
 	}
 }
 

@@ -50,7 +50,9 @@ type Result struct {
 	Input         string `json:"input"`
 	Workers       int    `json:"workers"`
 	// ReductionRow is the model's batch-norm row width (step 11 on; 0: the plain form).
-	ReductionRow  int     `json:"reduction_row,omitempty"`
+	ReductionRow int `json:"reduction_row,omitempty"`
+	// Formulation is how the model is computed, when it is not the plain form (mobilenet.Config.Formulation).
+	Formulation   string  `json:"formulation,omitempty"`
 	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
 	StepMedianMs  float64 `json:"step_median_ms"`
 	StepP10Ms     float64 `json:"step_p10_ms"`
@@ -94,7 +96,7 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		}
 	}
 	model := step.ModelConfig(opt.Model)
-	res.ReductionRow = model.ReductionRow
+	res.ReductionRow, res.Formulation = model.ReductionRow, model.Formulation()
 	key := fmt.Sprintf("%+v|%+v", cfg, model)
 	tr, reused := opt.Trainers[key]
 	if !reused {

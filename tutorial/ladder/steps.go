@@ -52,7 +52,7 @@ func (s Step) ModelConfig(base mobilenet.Config) mobilenet.Config {
 }
 
 // Ladder returns the cumulative steps. workersMax is "all cores" for step 5b; batches lists the batch sizes of the
-// steps beyond the original (9 and 10), e.g. 128, 256, 512.
+// steps from 9 on, e.g. 128, 256, 512.
 func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 	if workersMax < 1 {
 		workersMax = runtime.NumCPU()
@@ -105,14 +105,51 @@ func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 				"float32, and the arithmetic is free in a memory-bound fusion", func(s *Step) {
 				s.andModel(func(m *mobilenet.Config) { m.NormalizeFloat32 = true })
 			})
-		if len(batches) > 1 || b != 128 {
-			for _, s := range []*Step{&s9, &s10, &s11, &s12, &s13} {
+		s14 := s13.with("14", fmt.Sprintf("+ depthwise input gradient as shifted products, batch %d", b),
+			"XLA computes a stride-2 depthwise input gradient as a convolution over a dilated copy of the gradient "+
+				"(written first, 4× its size, ¾ zeros); nine scaled, shifted slices are one fused elementwise pass",
+			func(s *Step) {
+				s.andModel(func(m *mobilenet.Config) { m.Depthwise.Input = mobilenet.InputGradShifted })
+			})
+		s15 := s14.with("15", fmt.Sprintf("+ stem input padded to 8 channels, batch %d", b),
+			"cuDNN has no tensor-core kernel for a 3-channel input, so the first convolution and its filter "+
+				"gradient ran on generic kernels; five zero channels make it an ordinary implicit GEMM",
+			func(s *Step) {
+				s.andModel(func(m *mobilenet.Config) { m.StemChannels = 8 })
+			})
+		batchSteps := []*Step{&s9, &s10, &s11, &s12, &s13, &s14, &s15}
+		for _, s := range batchSteps {
+			if len(batches) > 1 || b != 128 {
 				s.ID = fmt.Sprintf("%s@%d", s.ID, b)
 			}
+			steps = append(steps, *s)
 		}
-		steps = append(steps, s9, s10, s11, s12, s13)
 	}
 	return steps
+}
+
+// WithFormulation applies a model formulation (mobilenet.Config.SetFormulation's text form, e.g. the CLI's
+// -model flag) on top of every step's own model changes, and says so in each step's name, so an experiment's
+// results can never pass for the ladder's.
+func WithFormulation(steps []Step, text string) ([]Step, error) {
+	if text == "" {
+		return steps, nil
+	}
+	var probe mobilenet.Config
+	if err := probe.SetFormulation(text); err != nil {
+		return nil, err
+	}
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		s.andModel(func(m *mobilenet.Config) {
+			if err := m.SetFormulation(text); err != nil {
+				panic(err) // validated above
+			}
+		})
+		s.Name += " [" + text + "]"
+		out[i] = s
+	}
+	return out, nil
 }
 
 func (s Step) with(id, name, why string, change func(*Step)) Step {

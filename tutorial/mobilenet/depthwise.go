@@ -14,23 +14,66 @@ import (
 // Depthwise convolutions (one 3×3 filter per channel, feature_group_count = channels) are half of MobileNetV2's
 // layers. GoMLX differentiates a grouped convolution by splitting it into one convolution per group: for a layer
 // with 960 channels that is 960 tiny convolutions in the gradient, which neither compiles nor runs in reasonable
-// time. So this file gives depthwise convolutions a gradient of their own, with two convolutions that XLA and cuDNN
-// run natively (the same ones JAX emits):
+// time. So this file gives depthwise convolutions a gradient of their own. By default the forward pass is one
+// grouped convolution and the gradients are two more that XLA and cuDNN run natively (the same ones JAX emits):
 //
 //   - dx: the output gradient, dilated by the stride (input dilation), convolved with the spatially reversed
 //     kernel, still one group per channel;
 //   - dK: the input convolved with the output gradient used as a kernel, batch and channel axes swapped and
 //     batch_group_count = channels, so that each channel only meets its own gradient.
 //
-// The pure-Go backend implements batch_group_count with a different grouping than XLA (measured in this project,
-// see DEVELOPERS.md), so there dK is computed as KernelSize² shifted products reduced over batch and space —
-// the definition of the gradient, memory-bound but exact. Both formulations are tested against numerical
-// gradients in depthwise_test.go; DepthwiseKernelGradient selects one.
+// Each of the three also has a form written as KernelSize² shifted products (depthwise_shifted.go), which
+// DepthwiseForm selects:
+//
+//   - dx: XLA never hands a grouped convolution with input dilation to cuDNN's backward-data kernel (its conv
+//     rewriter skips feature_group_count > 1), so for a stride-2 layer it first writes the dilated gradient —
+//     four times the gradient's size, three quarters zeros — and then runs a forward convolution over it (on the
+//     H200 at batch 512 that pad and convolution took 1.8 ms for the 112×112×96 layer alone). As shifted products
+//     dx is nine slices of the gradient, each scaled by one tap of the kernel and spread by an interior pad of
+//     stride−1: elementwise work that XLA fuses into one pass which reads the gradient and writes dx.
+//   - forward: nine strided slices of the padded input, scaled and summed: one fused elementwise pass that XLA
+//     may also fuse with batch norm's statistics, where cuDNN's depthwise kernel is a call XLA cannot fuse.
+//   - dK: nine products of shifted input and gradient, each reduced over batch and space. The pure-Go backend
+//     implements batch_group_count with a different grouping than XLA (measured in this project), so there dK
+//     always takes this form — the definition of the gradient, memory-bound but exact.
+//
+// Every formulation is tested against numerical gradients in depthwise_test.go, on both backends.
 //
 // The gradient is attached through GoMLX's VJP registration: DepthwiseConv records the parameters of the
 // ConvGeneral node it creates in a side table keyed by a weak pointer to the node, and the registered VJP for
 // ConvGeneral uses our formulation for the nodes it finds there and GoMLX's own for every other convolution.
 // (GoMLX keeps a node's convolution parameters private, and IdentityWithCustomGradient only covers one input.)
+// The shifted forward has no convolution node; depthwiseShiftedForward explains how it gets its gradient.
+
+// DepthwiseForm selects how a depthwise convolution and its two gradients are computed. The zero value is the
+// default: three convolutions (KernelGradAuto for dK).
+type DepthwiseForm struct {
+	Forward ForwardForm
+	Input   InputGradient
+	Kernel  KernelGradient
+}
+
+// ForwardForm names a formulation of the depthwise forward pass.
+type ForwardForm int
+
+const (
+	// ForwardConv is one grouped convolution (feature_group_count = channels).
+	ForwardConv ForwardForm = iota
+	// ForwardShifted is kH·kW strided slices of the padded input, each scaled by one kernel tap, summed in float32.
+	ForwardShifted
+)
+
+// InputGradient names a formulation of the depthwise input gradient.
+type InputGradient int
+
+const (
+	// InputGradDilated computes dx as one grouped convolution of the stride-dilated output gradient with the
+	// reversed kernel.
+	InputGradDilated InputGradient = iota
+	// InputGradShifted computes dx as kH·kW slices of the output gradient, each scaled by one kernel tap and
+	// placed by an interior pad of stride−1, summed in float32.
+	InputGradShifted
+)
 
 // KernelGradient names a formulation of the depthwise kernel gradient.
 type KernelGradient int
@@ -45,14 +88,10 @@ const (
 	KernelGradShiftedProducts
 )
 
-// DepthwiseKernelGradient selects how the depthwise kernel gradient is built. It is read when the gradient graph is
-// built, so set it before compiling.
-var DepthwiseKernelGradient = KernelGradAuto
-
 type depthwiseParams struct {
 	x, kernel *Node
 	stride    int
-	padding   [2][2]int // per spatial axis: low, high
+	form      DepthwiseForm
 }
 
 var (
@@ -65,21 +104,23 @@ var (
 )
 
 // DepthwiseConv convolves x [batch, height, width, channels] with kernel [kH, kW, 1, channels] (channels-last,
-// one filter per channel), stride s in both spatial axes and torchvision's padding (kH-1)/2, and registers the
-// custom gradient described above.
-func DepthwiseConv(x, kernel *Node, stride int) *Node {
-	registerOnce.Do(registerDepthwiseVJP)
+// one filter per channel), stride s in both spatial axes and torchvision's padding (kH-1)/2, in the formulation
+// form selects, with the custom gradient described above.
+func DepthwiseConv(x, kernel *Node, stride int, form DepthwiseForm) *Node {
 	channels := x.Shape().Dim(-1)
 	kShape := kernel.Shape()
 	if kShape.Rank() != 4 || kShape.Dim(2) != 1 || kShape.Dim(3) != channels {
 		exceptions.Panicf("DepthwiseConv: kernel must be [kH, kW, 1, %d] for input %s, got %s", channels, x.Shape(), kShape)
 	}
+	if form.Forward == ForwardShifted {
+		return depthwiseShiftedForward(x, kernel, stride, form)
+	}
+	registerOnce.Do(registerDepthwiseVJP)
 	padH, padW := (kShape.Dim(0)-1)/2, (kShape.Dim(1)-1)/2
-	p := depthwiseParams{x: x, kernel: kernel, stride: stride, padding: [2][2]int{{padH, padH}, {padW, padW}}}
 	y := Convolve(x, kernel).StridePerAxis(stride, stride).
-		PaddingPerDim([][2]int{p.padding[0], p.padding[1]}).ChannelGroupCount(channels).Done()
+		PaddingPerDim([][2]int{{padH, padH}, {padW, padW}}).ChannelGroupCount(channels).Done()
 	key := weak.Make(y)
-	depthwiseNodes.Store(key, p)
+	depthwiseNodes.Store(key, depthwiseParams{x: x, kernel: kernel, stride: stride, form: form})
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { depthwiseNodes.Delete(k) }, key)
 	return y
 }
@@ -92,7 +133,7 @@ func registerDepthwiseVJP() {
 			p := value.(depthwiseParams)
 			if p.x == node.Inputs()[0] && p.kernel == node.Inputs()[1] {
 				customVJPUses.Add(1)
-				dx, dk := DepthwiseGradients(p.x, p.kernel, vjps[0], p.stride)
+				dx, dk := DepthwiseGradients(p.x, p.kernel, vjps[0], p.stride, p.form)
 				return []*Node{dx, dk}
 			}
 		}
@@ -101,12 +142,21 @@ func registerDepthwiseVJP() {
 }
 
 // DepthwiseGradients returns the gradients of DepthwiseConv(x, kernel, stride) with respect to x and kernel, given
-// the gradient v with respect to its output. Exported so tests and benchmarks can compare formulations directly.
-func DepthwiseGradients(x, kernel, v *Node, stride int) (dx, dk *Node) {
-	return depthwiseInputGradient(x, kernel, v, stride), depthwiseKernelGradient(x, kernel, v, stride)
+// the gradient v with respect to its output, in the formulations form selects. Exported so tests and benchmarks
+// can compare formulations directly.
+func DepthwiseGradients(x, kernel, v *Node, stride int, form DepthwiseForm) (dx, dk *Node) {
+	return depthwiseInputGradient(x, kernel, v, stride, form.Input),
+		depthwiseKernelGradient(x, kernel, v, stride, form.Kernel)
 }
 
-func depthwiseInputGradient(x, kernel, v *Node, stride int) *Node {
+func depthwiseInputGradient(x, kernel, v *Node, stride int, method InputGradient) *Node {
+	if method == InputGradShifted {
+		return depthwiseInputGradShifted(x, kernel, v, stride)
+	}
+	return depthwiseInputGradDilated(x, kernel, v, stride)
+}
+
+func depthwiseInputGradDilated(x, kernel, v *Node, stride int) *Node {
 	channels := x.Shape().Dim(-1)
 	var pads [][2]int
 	for axis := range 2 {
@@ -127,8 +177,7 @@ func depthwiseInputGradient(x, kernel, v *Node, stride int) *Node {
 	return conv.Done()
 }
 
-func depthwiseKernelGradient(x, kernel, v *Node, stride int) *Node {
-	method := DepthwiseKernelGradient
+func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradient) *Node {
 	if method == KernelGradAuto {
 		method = KernelGradShiftedProducts
 		if isXLA(x.Graph()) {
@@ -166,32 +215,4 @@ func depthwiseKernelGradBatchGroup(x, kernel, v *Node, stride int) *Node {
 	}
 	dilations := []int{stride, stride}
 	return ConvGeneral(x, v, axes, nil, pads, nil, dilations, 1, channels)
-}
-
-// depthwiseKernelGradShifted computes the same sum term by term: for each kernel tap (i, j), the padded input is
-// sliced with the stride to the output's spatial size, multiplied by v and reduced over batch and space.
-func depthwiseKernelGradShifted(x, kernel, v *Node, stride int) *Node {
-	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
-	pH, pW := (kH-1)/2, (kW-1)/2
-	outH, outW := v.Shape().Dim(1), v.Shape().Dim(2)
-	inH, inW := x.Shape().Dim(1), x.Shape().Dim(2)
-	// Pad enough on the high side for every tap's strided window.
-	highH := max(0, (outH-1)*stride+kH-pH-inH)
-	highW := max(0, (outW-1)*stride+kW-pW-inW)
-	zero := ScalarZero(x.Graph(), x.DType())
-	xPad := Pad(x, zero, PadAxis{}, PadAxis{Start: pH, End: highH}, PadAxis{Start: pW, End: highW}, PadAxis{})
-	taps := make([]*Node, 0, kH*kW)
-	for i := range kH {
-		for j := range kW {
-			window := Slice(xPad, AxisRange(),
-				AxisRange(i, i+(outH-1)*stride+1).Stride(stride),
-				AxisRange(j, j+(outW-1)*stride+1).Stride(stride),
-				AxisRange())
-			// Accumulate in float32 (as cuDNN does): in float16 a sum over batch and space of loss-scaled
-			// products overflows.
-			taps = append(taps, ReduceSum(ConvertDType(Mul(window, v), accumulation(v.DType())), 0, 1, 2)) // [channels]
-		}
-	}
-	dk := ConvertDType(Stack(taps, 0), kernel.DType()) // [kH·kW, channels]
-	return Reshape(dk, kH, kW, 1, v.Shape().Dim(3))
 }

@@ -92,29 +92,34 @@ func testBackend(t testing.TB) compute.Backend {
 	return b
 }
 
-// TestDepthwiseGradients checks DepthwiseConv's forward and both gradient formulations against a float64 host
-// reference and central differences, for stride 1 and 2 on even and odd sizes.
+// TestDepthwiseGradients checks DepthwiseConv's forward and every gradient formulation against a float64 host
+// reference and central differences, for stride 1 and 2 on even and odd sizes, 3×3 and 5×5 kernels.
 func TestDepthwiseGradients(t *testing.T) {
 	backend := testBackend(t)
-	for _, tc := range []struct{ b, h, w, c, stride int }{
-		{2, 8, 8, 3, 1}, {2, 8, 8, 3, 2}, {1, 7, 9, 4, 2}, {2, 5, 6, 2, 1},
+	for _, tc := range []struct{ b, h, w, c, k, stride int }{
+		{2, 8, 8, 3, 3, 1}, {2, 8, 8, 3, 3, 2}, {1, 7, 9, 4, 3, 2}, {2, 5, 6, 2, 3, 1}, {1, 9, 7, 2, 5, 2}, {1, 6, 6, 2, 5, 1},
 	} {
-		for _, method := range []KernelGradient{KernelGradBatchGroup, KernelGradShiftedProducts} {
-			name := fmt.Sprintf("%dx%dx%dx%d-s%d-method%d", tc.b, tc.h, tc.w, tc.c, tc.stride, method)
+		for _, grad := range []DepthwiseForm{
+			{ForwardConv, InputGradDilated, KernelGradBatchGroup}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts},
+			{ForwardConv, InputGradShifted, KernelGradAuto}, {ForwardShifted, InputGradShifted, KernelGradAuto},
+			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts},
+		} {
+			name := fmt.Sprintf("%dx%dx%dx%d-k%d-s%d-%v-input-%v-kernel-%v", tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride,
+				grad.Forward, grad.Input, grad.Kernel)
 			t.Run(name, func(t *testing.T) {
-				if method == KernelGradBatchGroup && backend.String() == "go" {
+				if grad.Kernel == KernelGradBatchGroup && backend.String() == "go" {
 					t.Skip("batch_group_count on the pure-Go backend groups differently from XLA; " +
 						"this formulation is checked on XLA by the GPU test binary")
 				}
-				checkDepthwise(t, backend, tc.b, tc.h, tc.w, tc.c, tc.stride, method)
+				checkDepthwise(t, backend, tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride, grad)
 			})
 		}
 	}
 }
 
-func checkDepthwise(t *testing.T, backend compute.Backend, b, h, w, c, stride int, method KernelGradient) {
-	rng := rand.New(rand.NewPCG(uint64(b*1000+h*100+w*10+c), uint64(stride)))
-	const kh, kw = 3, 3
+func checkDepthwise(t *testing.T, backend compute.Backend, b, h, w, c, kh, stride int, grad DepthwiseForm) {
+	rng := rand.New(rand.NewPCG(uint64(b*1000+h*100+w*10+c), uint64(stride*10+kh)))
+	kw := kh
 	x := randSlice(rng, b*h*w*c)
 	k := randSlice(rng, kh*kw*c)
 	yRef, oh, ow := refDepthwise(x, b, h, w, c, k, kh, kw, stride)
@@ -130,11 +135,8 @@ func checkDepthwise(t *testing.T, backend compute.Backend, b, h, w, c, stride in
 	dxRef := numericGrad(x, loss)
 	dkRef := numericGrad(k, loss)
 
-	saved := DepthwiseKernelGradient
-	DepthwiseKernelGradient = method
-	defer func() { DepthwiseKernelGradient = saved }()
 	exec := MustNewExec(backend, func(xN, kN, vN *Node) (y, dx, dk *Node) {
-		y = DepthwiseConv(xN, kN, stride)
+		y = DepthwiseConv(xN, kN, stride, grad)
 		grads := Gradient(ReduceAllSum(Mul(y, vN)), xN, kN)
 		return y, grads[0], grads[1]
 	})

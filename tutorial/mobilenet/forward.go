@@ -41,7 +41,7 @@ type Output struct {
 func (m *Model) Forward(pass Pass, x *Node) Output {
 	f := &forward{m: m, pass: pass, updated: append([]*Node(nil), pass.Params...), rng: pass.RNG}
 	x = ConvertDType(x, pass.Compute)
-	x = f.convBNReLU(x, m.stem, 2)
+	x = f.relu6(f.batchNorm(f.stemConv(x), m.stem+1))
 	for _, b := range m.blocks {
 		x = f.invertedResidual(x, b)
 	}
@@ -66,16 +66,32 @@ type forward struct {
 
 func (f *forward) kernel(i int) *Node { return ConvertDType(f.pass.Params[i], f.pass.Compute) }
 
-// conv is a dense convolution with torchvision's padding (k−1)/2 and no bias.
-func (f *forward) conv(x *Node, i, stride int) *Node {
-	k := f.m.Params[i].Shape[0]
-	pad := (k - 1) / 2
-	return Convolve(x, f.kernel(i)).StridePerAxis(stride, stride).PaddingPerDim([][2]int{{pad, pad}, {pad, pad}}).Done()
+// conv is a dense convolution with kernel i, torchvision's padding (k−1)/2 and no bias.
+func (f *forward) conv(x *Node, i, stride int) *Node { return convolve(x, f.kernel(i), stride) }
+
+func convolve(x, kernel *Node, stride int) *Node {
+	pad := (kernel.Shape().Dim(0) - 1) / 2
+	return Convolve(x, kernel).StridePerAxis(stride, stride).PaddingPerDim([][2]int{{pad, pad}, {pad, pad}}).Done()
 }
 
-// convBNReLU is the stem / last layer: conv, batch norm, ReLU6. i is the kernel index; its batch norm follows.
+// convBNReLU is the last layer: conv, batch norm, ReLU6. i is the kernel index; its batch norm follows.
 func (f *forward) convBNReLU(x *Node, i, stride int) *Node {
 	return f.relu6(f.batchNorm(f.conv(x, i, stride), i+1))
+}
+
+// stemConv is the first convolution (3×3, stride 2), on the image's channels zero-padded to Config.StemChannels
+// when that is set (the kernel's input axis padded to match, so its gradient is the slice of the padded one).
+func (f *forward) stemConv(x *Node) *Node {
+	extra := f.m.StemChannels - x.Shape().Dim(-1)
+	if extra <= 0 {
+		return f.conv(x, f.m.stem, 2)
+	}
+	k := f.kernel(f.m.stem)
+	zero := ScalarZero(x.Graph(), x.DType())
+	// Every axis gets a PadAxis: GoMLX v0.28.16's gradient of Pad slices the axes left out to length 0.
+	x = Pad(x, zero, PadAxis{}, PadAxis{}, PadAxis{}, PadAxis{End: extra})
+	k = Pad(k, zero, PadAxis{}, PadAxis{}, PadAxis{End: extra}, PadAxis{})
+	return convolve(x, k, 2)
 }
 
 func (f *forward) relu6(x *Node) *Node {
@@ -92,7 +108,7 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 		y = f.relu6(f.batchNorm(f.conv(y, i, 1), i+1))
 		i += 5
 	}
-	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride), i+1))
+	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1))
 	i += 5
 	y = f.batchNorm(f.conv(y, i, 1), i+1)
 	if b.residual {

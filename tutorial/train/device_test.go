@@ -7,6 +7,8 @@ import (
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 )
 
 // TestDeviceResidentSteps: the dataset lives on the device, batches are shuffled and gathered there, and with
@@ -105,13 +107,30 @@ func TestStepGraphAfterDeviceSteps(t *testing.T) {
 // TestWhileStepsStayInTheirFunction builds (without running) the K-steps-per-call program and checks what XLA's
 // builder requires and the pure-Go backend does not: no operation uses a value of another function (a While body
 // reading the enclosing function's nodes, or a constant cached in one scope reused in another).
+// It runs for the plain model and for one with every formulation of the ladder's later steps (and the
+// experiments), whose shifted products and pads build constants of their own inside the loop body.
 func TestWhileStepsStayInTheirFunction(t *testing.T) {
 	buildOnlyWhile = true
 	defer func() { buildOnlyWhile = false }()
+	every := smallModel().Config
+	if err := every.SetFormulation("reduction-row=64,relu6=masked,bn=float32,dw-forward=shifted," +
+		"dw-input-grad=shifted,dw-kernel-grad=shifted,stem-channels=8"); err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []*mobilenet.Model{smallModel(), mobilenet.New(every)} {
+		name := model.Formulation()
+		if name == "" {
+			name = "plain"
+		}
+		t.Run(name, func(t *testing.T) { checkWhileStaysInFunction(t, model) })
+	}
+}
+
+func checkWhileStaysInFunction(t *testing.T, model *mobilenet.Model) {
 	images, labels := tinySet(64, 4)
 	cfg := DefaultConfig()
 	cfg.Precision, cfg.Batch, cfg.ImageSize, cfg.Input, cfg.StepsPerCall = F16, 8, 32, InputDeviceData, 3
-	tr, err := NewTrainer(goBackend(t), smallModel(), cfg)
+	tr, err := NewTrainer(goBackend(t), model, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

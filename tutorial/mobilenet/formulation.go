@@ -1,0 +1,140 @@
+package mobilenet
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A formulation is how the network is computed, not what it is: the Config fields past NumClasses, Width and
+// Dropout change kernels and summation order, never the parameters or the function (up to rounding). The
+// ladder's steps past 10 are formulations, and the CLI's -model flag sets any of them for an experiment, so
+// they have a text form: comma-separated key=value pairs, e.g. "relu6=masked,dw-input-grad=shifted".
+
+// formulationKey is one setting of the text form: its values in order (the first is the default) or, for
+// numeric settings, nil.
+type formulationKey struct {
+	name   string
+	values []string
+	get    func(Config) string
+	set    func(*Config, string) error
+}
+
+var formulationKeys = []formulationKey{
+	{name: "reduction-row",
+		get: func(c Config) string { return strconv.Itoa(c.ReductionRow) },
+		set: func(c *Config, v string) (err error) { c.ReductionRow, err = nonNegative(v); return }},
+	{name: "relu6", values: []string{"clip", "masked"},
+		get: func(c Config) string { return pick(c.MaskedReLU6, "masked", "clip") },
+		set: func(c *Config, v string) error { c.MaskedReLU6 = v == "masked"; return nil }},
+	{name: "bn", values: []string{"compute", "float32"},
+		get: func(c Config) string { return pick(c.NormalizeFloat32, "float32", "compute") },
+		set: func(c *Config, v string) error { c.NormalizeFloat32 = v == "float32"; return nil }},
+	{name: "dw-forward", values: forwardNames,
+		get: func(c Config) string { return c.Depthwise.Forward.String() },
+		set: func(c *Config, v string) error {
+			c.Depthwise.Forward = ForwardForm(slices.Index(forwardNames, v))
+			return nil
+		}},
+	{name: "dw-input-grad", values: inputGradNames,
+		get: func(c Config) string { return c.Depthwise.Input.String() },
+		set: func(c *Config, v string) error {
+			c.Depthwise.Input = InputGradient(slices.Index(inputGradNames, v))
+			return nil
+		}},
+	{name: "dw-kernel-grad", values: kernelGradNames,
+		get: func(c Config) string { return c.Depthwise.Kernel.String() },
+		set: func(c *Config, v string) error {
+			c.Depthwise.Kernel = KernelGradient(slices.Index(kernelGradNames, v))
+			return nil
+		}},
+	{name: "stem-channels",
+		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
+		set: func(c *Config, v string) (err error) {
+			if c.StemChannels, err = nonNegative(v); err == nil && c.StemChannels > 0 && c.StemChannels < 3 {
+				err = fmt.Errorf("%d is fewer than the image's 3 channels", c.StemChannels)
+			}
+			return
+		}},
+}
+
+var (
+	forwardNames    = []string{"conv", "shifted"}
+	inputGradNames  = []string{"dilated", "shifted"}
+	kernelGradNames = []string{"auto", "batch-group", "shifted"}
+)
+
+func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) }
+func (g InputGradient) String() string  { return enumName(inputGradNames, int(g)) }
+func (g KernelGradient) String() string { return enumName(kernelGradNames, int(g)) }
+
+func enumName(names []string, i int) string {
+	if i < 0 || i >= len(names) {
+		return strconv.Itoa(i)
+	}
+	return names[i]
+}
+
+func pick(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
+}
+
+func nonNegative(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a whole number ≥ 0, got %q", v)
+	}
+	return n, nil
+}
+
+// Formulation is the text form of c's settings that differ from the plain model ("" for the plain model).
+func (c Config) Formulation() string {
+	var parts []string
+	plain := Config{}
+	for _, k := range formulationKeys {
+		if v := k.get(c); v != k.get(plain) {
+			parts = append(parts, k.name+"="+v)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// SetFormulation applies the settings of a text form (see Formulation) to c, leaving the others as they are.
+// Errors name the setting and what it accepts.
+func (c *Config) SetFormulation(text string) error {
+	for part := range strings.SplitSeq(text, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(part, "=")
+		i := slices.IndexFunc(formulationKeys, func(k formulationKey) bool { return k.name == name })
+		if !ok || i < 0 {
+			return fmt.Errorf("model formulation %q: want key=value with key one of %s", part, formulationKeyList())
+		}
+		k := formulationKeys[i]
+		if k.values != nil && !slices.Contains(k.values, value) {
+			return fmt.Errorf("model formulation %q: %s is one of %s", part, name, strings.Join(k.values, ", "))
+		}
+		if err := k.set(c, value); err != nil {
+			return fmt.Errorf("model formulation %q: %v", part, err)
+		}
+	}
+	return nil
+}
+
+func formulationKeyList() string {
+	var names []string
+	for _, k := range formulationKeys {
+		if k.values != nil {
+			names = append(names, k.name+" ("+strings.Join(k.values, "|")+")")
+		} else {
+			names = append(names, k.name+" (a number)")
+		}
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,58 @@
+package mobilenet
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFormulationRoundTrip(t *testing.T) {
+	for _, c := range []Config{
+		{},
+		{ReductionRow: 1024, MaskedReLU6: true},
+		{NormalizeFloat32: true, Depthwise: DepthwiseForm{Input: InputGradShifted, Kernel: KernelGradShiftedProducts}, StemChannels: 8},
+		{Depthwise: DepthwiseForm{Kernel: KernelGradBatchGroup}},
+		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
+	} {
+		text := c.Formulation()
+		var back Config
+		if err := back.SetFormulation(text); err != nil {
+			t.Fatalf("SetFormulation(%q): %v", text, err)
+		}
+		if back != c {
+			t.Errorf("round trip of %+v through %q gave %+v", c, text, back)
+		}
+	}
+	if got := (Config{}).Formulation(); got != "" {
+		t.Errorf("plain model's formulation = %q, want empty", got)
+	}
+	want := "reduction-row=1024,relu6=masked,bn=float32,dw-input-grad=shifted,stem-channels=8"
+	c := Default()
+	if err := c.SetFormulation(" reduction-row=1024, relu6=masked,bn=float32,dw-input-grad=shifted,stem-channels=8 "); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Formulation(); got != want {
+		t.Errorf("Formulation() = %q, want %q", got, want)
+	}
+	if c.NumClasses != 10 || c.Width != 1 || c.Dropout != 0.2 {
+		t.Errorf("SetFormulation changed what the model is: %+v", c)
+	}
+}
+
+func TestFormulationErrors(t *testing.T) {
+	for text, want := range map[string]string{
+		"relu6":               "want key=value",
+		"width=0.5":           "key one of reduction-row (a number), relu6 (clip|masked)",
+		"relu6=fast":          "relu6 is one of clip, masked",
+		"dw-kernel-grad=fft":  "dw-kernel-grad is one of auto, batch-group, shifted",
+		"reduction-row=-1":    "whole number ≥ 0",
+		"reduction-row=wide":  "whole number ≥ 0",
+		"stem-channels=2":     "fewer than the image's 3 channels",
+		"relu6=masked,bn=f16": "bn is one of compute, float32",
+	} {
+		var c Config
+		err := c.SetFormulation(text)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("SetFormulation(%q) = %v, want an error containing %q", text, err, want)
+		}
+	}
+}
