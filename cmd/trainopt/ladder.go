@@ -102,15 +102,18 @@ func readTorch(path string) ([]ladder.Reference, error) {
 	return refs, sc.Err()
 }
 
-// cmdResults re-renders a results file's Markdown table and charts (after editing or merging results files).
+// cmdResults re-renders a results file's Markdown table and charts (after editing or merging results files), and
+// the results blocks of a document such as the README.
 func cmdResults(args []string) error {
 	fs := flag.NewFlagSet("results", flag.ContinueOnError)
 	torch := fs.String("torch", "", "attach PyTorch ladder output (JSON lines) measured in the same device call")
+	readme := fs.String("readme", "", "regenerate the results blocks of this document (e.g. README.md) from the "+
+		"files they name, relative to its folder")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if fs.NArg() == 0 {
-		return usageError{fmt.Errorf("results: give one or more results .json files")}
+	if fs.NArg() == 0 && *readme == "" {
+		return usageError{fmt.Errorf("results: give one or more results .json files, or -readme DOC")}
 	}
 	for _, path := range fs.Args() {
 		f, err := ladder.Read(path)
@@ -141,7 +144,30 @@ func cmdResults(args []string) error {
 		}
 		fmt.Printf("%s → %s, %s\n", path, md, strings.Join(charts, ", "))
 	}
+	if *readme != "" {
+		return syncReadme(*readme)
+	}
 	return nil
+}
+
+func syncReadme(path string) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return dataError{err}
+	}
+	out, n, err := ladder.SyncResultBlocks(string(doc), filepath.Dir(path))
+	if err != nil {
+		return dataError{err}
+	}
+	if n == 0 {
+		return dataError{fmt.Errorf("%s has no results blocks (<!-- results: FILE.json --> … <!-- end results -->)", path)}
+	}
+	if out == string(doc) {
+		fmt.Printf("%s: %d results blocks, already up to date\n", path, n)
+		return nil
+	}
+	fmt.Printf("%s: %d results blocks regenerated\n", path, n)
+	return plot.WriteFile(path, []byte(out))
 }
 
 // ladderFlags are the flags that the ladder and profile commands share.

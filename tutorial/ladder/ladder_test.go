@@ -135,3 +135,41 @@ func TestQuantile(t *testing.T) {
 		t.Errorf("quantiles of %v wrong", v)
 	}
 }
+
+func TestSyncResultBlocks(t *testing.T) {
+	dir := t.TempDir()
+	f := &File{Conditions: Conditions{Date: "2026-12-03", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224,
+		Model: "MobileNetV2 width 1.00, 2236682 params", Versions: "go1.27.3"},
+		Results:   []Result{{ID: "12@256", Name: "+ ReLU6 gradient as a mask", Batch: 256, SamplesPerSec: 12750}},
+		Reference: []Reference{{Step: "10", Name: "torch", Batch: 256, SamplesPerSec: 10169, PeakMemGB: 7.45}}}
+	jsonPath, _, err := f.Write(filepath.Join(dir, "assets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := "assets/" + filepath.Base(jsonPath)
+	doc := "# Title\n\nprose\n\n<!-- results: " + rel + " -->\nstale numbers\n<!-- end results -->\n\nmore prose\n"
+	out, n, err := SyncResultBlocks(doc, dir)
+	if err != nil || n != 1 {
+		t.Fatalf("SyncResultBlocks: %d blocks, %v", n, err)
+	}
+	for _, want := range []string{"# Title\n\nprose\n\n<!-- results: " + rel + " -->\n*`" + rel + "`: NVIDIA H200, 2026-12-03, **synthetic**",
+		"| 12@256 | + ReLU6 gradient as a mask | 256 | 12750 |", "| 10 | torch | 256 | 10169 | 7.45 | 12750 (step 12@256) | 1.25× |",
+		"<!-- end results -->\n\nmore prose\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("regenerated document lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "stale numbers") {
+		t.Error("the block's old content survived")
+	}
+	if again, _, err := SyncResultBlocks(out, dir); err != nil || again != out {
+		t.Errorf("a regenerated document is not stable: %v", err)
+	}
+	if _, n, err := SyncResultBlocks("no blocks here", dir); err != nil || n != 0 {
+		t.Errorf("a document without blocks: %d, %v", n, err)
+	}
+	missing := "<!-- results: assets/nope.json -->\nx\n<!-- end results -->"
+	if got, _, err := SyncResultBlocks(missing, dir); err == nil || !strings.Contains(err.Error(), "assets/nope.json") || got != missing {
+		t.Errorf("a block naming a missing file: want an error naming it and the document unchanged, got %v", err)
+	}
+}

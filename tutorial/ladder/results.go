@@ -123,7 +123,16 @@ func (f *File) Markdown() string {
 	if c.Smoke {
 		b.WriteString("- **smoke run on the CPU at tiny sizes: shows that every step trains, not how fast**\n")
 	}
-	b.WriteString("\n| step | configuration | batch | samples/s | × step 1 | step ms (p10–p90) | data wait | transfer | compute | other | first call s | memory GB | loss first→last |\n")
+	b.WriteString("\n")
+	b.WriteString(f.Tables())
+	return b.String()
+}
+
+// Tables is the results table, its memory note and, when PyTorch was measured beside, the comparison table:
+// Markdown without the title and conditions (the README embeds it under a caption of its own, see readme.go).
+func (f *File) Tables() string {
+	var b strings.Builder
+	b.WriteString("| step | configuration | batch | samples/s | × step 1 | step ms (p10–p90) | data wait | transfer | compute | other | first call s | memory GB | loss first→last |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var base float64
 	for _, r := range f.Results {
