@@ -40,9 +40,9 @@ func TestLadderIsCumulative(t *testing.T) {
 	}
 	s15 := steps[15]
 	want := s13.ModelConfig(base)
-	want.Depthwise.Input, want.StemChannels = mobilenet.InputGradShifted, 8
+	want.Depthwise.Input, want.StemChannels = mobilenet.InputGradPhases, 8
 	if m := s15.ModelConfig(base); m != want || s15.Train != s10.Train {
-		t.Errorf("step 15@128 should be step 13 with the shifted depthwise input gradient and an 8-channel stem: %+v", m)
+		t.Errorf("step 15@128 should be step 13 with the phased depthwise input gradient and an 8-channel stem: %+v", m)
 	}
 	if s := steps[len(steps)-1]; s.ID != "15@256" || s.Train.Batch != 256 || s.ModelConfig(base) != want {
 		t.Errorf("last step %s: batch %d, model %+v", s.ID, s.Train.Batch, s.ModelConfig(base))

@@ -73,6 +73,10 @@ const (
 	// InputGradShifted computes dx as kH·kW slices of the output gradient, each scaled by one kernel tap and
 	// placed by an interior pad of stride−1, summed in float32.
 	InputGradShifted
+	// InputGradPhases computes a strided layer's dx as stride² ordinary (undilated) depthwise convolutions of the
+	// output gradient, one per phase of the input grid, interleaved (depthwiseInputGradPhases). Stride 1 is the
+	// dilated form, which has no dilation then.
+	InputGradPhases
 )
 
 // KernelGradient names a formulation of the depthwise kernel gradient.
@@ -150,8 +154,11 @@ func DepthwiseGradients(x, kernel, v *Node, stride int, form DepthwiseForm) (dx,
 }
 
 func depthwiseInputGradient(x, kernel, v *Node, stride int, method InputGradient) *Node {
-	if method == InputGradShifted {
+	switch {
+	case method == InputGradShifted:
 		return depthwiseInputGradShifted(x, kernel, v, stride)
+	case method == InputGradPhases && stride > 1:
+		return depthwiseInputGradPhases(x, kernel, v, stride)
 	}
 	return depthwiseInputGradDilated(x, kernel, v, stride)
 }
@@ -175,6 +182,73 @@ func depthwiseInputGradDilated(x, kernel, v *Node, stride int) *Node {
 		conv = conv.InputDilationPerAxis(stride, stride)
 	}
 	return conv.Done()
+}
+
+// depthwiseInputGradPhases is dx of a strided depthwise convolution without a dilated copy of the gradient. The
+// forward pass reads x[o·s + t − p] for output o and tap t, so input position n = s·m + r (phase r of the grid)
+// receives v[m + d]·K[t] for the taps with r + p − t = s·d: per phase, a stride-1 correlation of v with those
+// taps, ordered by d — an ordinary depthwise convolution that cuDNN runs natively, on v itself rather than on
+// a dilated v four times its size. The s² phases (rH, rW) are interleaved ([B, M, s, M, s, C] is [B, s·M, s·M,
+// C] in memory) and cut to x's size (an odd size has one phase row fewer).
+func depthwiseInputGradPhases(x, kernel, v *Node, stride int) *Node {
+	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
+	b, mH, mW, channels := v.Shape().Dim(0), v.Shape().Dim(1), v.Shape().Dim(2), v.Shape().Dim(3)
+	rows := make([]*Node, stride)
+	for rH := range stride {
+		tapsH, padH := phaseTaps(rH, (kH-1)/2, stride, kH)
+		cols := make([]*Node, stride)
+		for rW := range stride {
+			tapsW, padW := phaseTaps(rW, (kW-1)/2, stride, kW)
+			sub := pickTaps(pickTaps(kernel, 0, tapsH), 1, tapsW)
+			cols[rW] = Convolve(v, sub).PaddingPerDim([][2]int{padH, padW}).ChannelGroupCount(channels).Done()
+		}
+		rows[rH] = Stack(cols, 3) // [B, M, M, s, C]
+	}
+	dx := Reshape(Stack(rows, 2), b, mH*stride, mW*stride, channels) // [B, M, s, M, s, C] → [B, s·M, s·M, C]
+	if dx.Shape().Dim(1) != x.Shape().Dim(1) || dx.Shape().Dim(2) != x.Shape().Dim(2) {
+		dx = Slice(dx, AxisRange(), AxisRange(0, x.Shape().Dim(1)), AxisRange(0, x.Shape().Dim(2)), AxisRange())
+	}
+	return dx
+}
+
+// phaseTaps lists, for phase r of one axis (kernel size k, low padding p, stride s), the kernel taps of the
+// phase's correlation in order of their offset d = (r + p − t)/s, with −1 for a zero tap, and the convolution's
+// padding: the offsets are extended to include 0, so both pads are ≥ 0 and the output is as long as v.
+func phaseTaps(r, p, s, k int) (taps []int, pad [2]int) {
+	dMin, dMax := 0, 0
+	byOffset := map[int]int{}
+	for t := range k {
+		if (r+p-t)%s == 0 {
+			d := (r + p - t) / s
+			byOffset[d] = t
+			dMin, dMax = min(dMin, d), max(dMax, d)
+		}
+	}
+	for d := dMin; d <= dMax; d++ {
+		t, ok := byOffset[d]
+		if !ok {
+			t = -1
+		}
+		taps = append(taps, t)
+	}
+	return taps, [2]int{-dMin, dMax}
+}
+
+// pickTaps builds a kernel from k's entries along one spatial axis, in the order given (−1: zeros).
+func pickTaps(k *Node, axis int, taps []int) *Node {
+	parts := make([]*Node, len(taps))
+	for i, t := range taps {
+		if t < 0 {
+			dims := k.Shape().Clone().Dimensions
+			dims[axis] = 1
+			parts[i] = Zeros(k.Graph(), shapes.Make(k.DType(), dims...))
+			continue
+		}
+		ranges := []SliceAxisSpec{AxisRange(), AxisRange(), AxisRange(), AxisRange()}
+		ranges[axis] = AxisRange(t, t+1)
+		parts[i] = Slice(k, ranges...)
+	}
+	return Concatenate(parts, axis)
 }
 
 func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradient) *Node {

@@ -98,11 +98,12 @@ func TestDepthwiseGradients(t *testing.T) {
 	backend := testBackend(t)
 	for _, tc := range []struct{ b, h, w, c, k, stride int }{
 		{2, 8, 8, 3, 3, 1}, {2, 8, 8, 3, 3, 2}, {1, 7, 9, 4, 3, 2}, {2, 5, 6, 2, 3, 1}, {1, 9, 7, 2, 5, 2}, {1, 6, 6, 2, 5, 1},
+		{1, 9, 8, 2, 3, 3}, {1, 3, 3, 2, 3, 2},
 	} {
 		for _, grad := range []DepthwiseForm{
 			{ForwardConv, InputGradDilated, KernelGradBatchGroup}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts},
 			{ForwardConv, InputGradShifted, KernelGradAuto}, {ForwardShifted, InputGradShifted, KernelGradAuto},
-			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts},
+			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts}, {ForwardConv, InputGradPhases, KernelGradAuto},
 		} {
 			name := fmt.Sprintf("%dx%dx%dx%d-k%d-s%d-%v-input-%v-kernel-%v", tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride,
 				grad.Forward, grad.Input, grad.Kernel)

@@ -61,7 +61,7 @@ var formulationKeys = []formulationKey{
 
 var (
 	forwardNames    = []string{"conv", "shifted"}
-	inputGradNames  = []string{"dilated", "shifted"}
+	inputGradNames  = []string{"dilated", "shifted", "phases"}
 	kernelGradNames = []string{"auto", "batch-group", "shifted"}
 )
 

@@ -1,7 +1,6 @@
 package mobilenet
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -16,11 +15,14 @@ import (
 // differences of the loss, for a sample of parameters of every kind; in both forms of batch norm's sums (plain and
 // the wide view of batchnorm.go, whose gradients come from the broadcast through the same view).
 func TestWholeModelGradient(t *testing.T) {
-	for _, cfg := range []Config{{}, {ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true,
-		Depthwise: DepthwiseForm{Forward: ForwardShifted, Input: InputGradShifted}, StemChannels: 8}} {
+	for _, cfg := range []Config{{},
+		// the ladder's last step
+		{ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true, Depthwise: DepthwiseForm{Input: InputGradPhases}, StemChannels: 8},
+		// the experiments (-model)
+		{Depthwise: DepthwiseForm{Forward: ForwardShifted, Input: InputGradShifted, Kernel: KernelGradShiftedProducts}},
+	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
-		t.Run(fmt.Sprintf("ReductionRow=%d,MaskedReLU6=%v,Depthwise=%v,StemChannels=%d", cfg.ReductionRow,
-			cfg.MaskedReLU6, cfg.Depthwise, cfg.StemChannels),
+		t.Run("formulation="+cfg.Formulation(),
 			func(t *testing.T) { testWholeModelGradient(t, cfg) })
 	}
 }

@@ -112,12 +112,18 @@ func TestStepGraphAfterDeviceSteps(t *testing.T) {
 func TestWhileStepsStayInTheirFunction(t *testing.T) {
 	buildOnlyWhile = true
 	defer func() { buildOnlyWhile = false }()
-	every := smallModel().Config
-	if err := every.SetFormulation("reduction-row=64,relu6=masked,bn=float32,dw-forward=shifted," +
-		"dw-input-grad=shifted,dw-kernel-grad=shifted,stem-channels=8"); err != nil {
-		t.Fatal(err)
+	models := []*mobilenet.Model{smallModel()}
+	for _, f := range []string{
+		"reduction-row=64,relu6=masked,bn=float32,dw-input-grad=phases,stem-channels=8", // the ladder's last step
+		"dw-forward=shifted,dw-input-grad=shifted,dw-kernel-grad=shifted",               // the experiments
+	} {
+		cfg := smallModel().Config
+		if err := cfg.SetFormulation(f); err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, mobilenet.New(cfg))
 	}
-	for _, model := range []*mobilenet.Model{smallModel(), mobilenet.New(every)} {
+	for _, model := range models {
 		name := model.Formulation()
 		if name == "" {
 			name = "plain"
