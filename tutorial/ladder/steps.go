@@ -105,19 +105,12 @@ func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 				"float32, and the arithmetic is free in a memory-bound fusion", func(s *Step) {
 				s.andModel(func(m *mobilenet.Config) { m.NormalizeFloat32 = true })
 			})
-		s14 := s13.with("14", fmt.Sprintf("+ strided depthwise input gradient by phases, batch %d", b),
-			"XLA computes a stride-2 depthwise input gradient as a convolution over a dilated copy of the gradient "+
-				"(written first, 4× its size, ¾ zeros); per phase of the input grid it is an ordinary depthwise "+
-				"convolution of the gradient itself", func(s *Step) {
-				s.andModel(func(m *mobilenet.Config) { m.Depthwise.Input = mobilenet.InputGradPhases })
-			})
-		s15 := s14.with("15", fmt.Sprintf("+ stem input padded to 8 channels, batch %d", b),
-			"cuDNN has no tensor-core kernel for a 3-channel input, so the first convolution and its filter "+
-				"gradient ran on generic kernels; five zero channels make it an ordinary implicit GEMM",
-			func(s *Step) {
+		s14 := s13.with("14", fmt.Sprintf("+ stem input padded to 8 channels, batch %d", b),
+			"cuDNN has no tensor-core kernel for a 3-channel input, so the first convolution ran on a generic "+
+				"one; five zero channels make it an ordinary implicit GEMM", func(s *Step) {
 				s.andModel(func(m *mobilenet.Config) { m.StemChannels = 8 })
 			})
-		batchSteps := []*Step{&s9, &s10, &s11, &s12, &s13, &s14, &s15}
+		batchSteps := []*Step{&s9, &s10, &s11, &s12, &s13, &s14}
 		for _, s := range batchSteps {
 			if len(batches) > 1 || b != 128 {
 				s.ID = fmt.Sprintf("%s@%d", s.ID, b)

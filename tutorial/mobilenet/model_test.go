@@ -17,7 +17,7 @@ import (
 func TestWholeModelGradient(t *testing.T) {
 	for _, cfg := range []Config{{},
 		// the ladder's last step
-		{ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true, Depthwise: DepthwiseForm{Input: InputGradPhases}, StemChannels: 8},
+		{ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true, StemChannels: 8},
 		// the experiments (-model)
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted, Input: InputGradShifted, Kernel: KernelGradShiftedProducts}},
 	} {
