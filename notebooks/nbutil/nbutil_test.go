@@ -78,7 +78,8 @@ func TestResolveID(t *testing.T) {
 		{gpu, "6", "6", false, false},
 		{gpu, "13", "13@128", false, false},
 		{smoke, "13@512", "13", true, false},
-		{gpu, "14", "", false, true},
+		{gpu, "14", "14@128", false, false},
+		{gpu, "15", "", false, true},
 		{smoke, "10@x", "10", true, false},
 	} {
 		st, note, err := c.s.ResolveID(c.id)

@@ -244,6 +244,7 @@ func bestAndBase(f *ladder.File) (best, base *ladder.Result) {
 func showTorch(files []RecordedFile, best *ladder.Result) {
 	type pair struct {
 		goR  *ladder.Result
+		file *ladder.File
 		pt   ladder.Reference
 		from string
 	}
@@ -260,7 +261,7 @@ func showTorch(files []RecordedFile, best *ladder.Result) {
 				continue
 			}
 			seen[r.Batch] = true
-			pairs = append(pairs, pair{g, r, filepath.Base(rf.Path)})
+			pairs = append(pairs, pair{g, rf.File, r, filepath.Base(rf.Path)})
 		}
 	}
 	if len(pairs) == 0 {
@@ -277,7 +278,7 @@ func showTorch(files []RecordedFile, best *ladder.Result) {
 		printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
 			p.pt.Batch, p.goR.ID, p.goR.SamplesPerSec, p.pt.Step, p.pt.Name, p.pt.SamplesPerSec, ratio, p.from)
 		rows = append(rows, []string{fmt.Sprint(p.pt.Batch), p.goR.ID, fmt.Sprintf("%.0f", p.goR.SamplesPerSec),
-			fmt.Sprintf("%.0f", p.pt.SamplesPerSec), fmt.Sprintf("%.2f×", ratio), p.goR.PeakGB(), fmt.Sprintf("%.2f", p.pt.PeakMemGB), p.from})
+			fmt.Sprintf("%.0f", p.pt.SamplesPerSec), fmt.Sprintf("%.2f×", ratio), p.file.PeakWords(p.goR), fmt.Sprintf("%.2f", p.pt.PeakMemGB), p.from})
 		label := fmt.Sprintf("batch %d", p.pt.Batch)
 		bars = append(bars, plot.Bar{Label: label, Value: p.goR.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
 			plot.Bar{Label: label, Value: p.pt.SamplesPerSec, Group: "PyTorch"})

@@ -173,3 +173,28 @@ func TestSyncResultBlocks(t *testing.T) {
 		t.Errorf("a block naming a missing file: want an error naming it and the document unchanged, got %v", err)
 	}
 }
+
+// TestPeakAttribution: a results file is one process and the allocator's peak is the process's high-water mark,
+// so only a step that raised it reports its own peak; the others show theirs in parentheses in the table, and
+// the compiled plan in a comparison.
+func TestPeakAttribution(t *testing.T) {
+	f := &File{Results: []Result{
+		{ID: "12@512", Batch: 512, DevicePeakBytes: 14.15e9, Memory: map[string]int64{"total": 14.04e9}},
+		{ID: "12@256", Batch: 256, DevicePeakBytes: 14.15e9, Memory: map[string]int64{"total": 7.12e9}},
+		{ID: "14@512", Batch: 512, DevicePeakBytes: 14.40e9, Memory: map[string]int64{"total": 14.29e9}},
+		{ID: "x", Batch: 64},
+	}}
+	for i, want := range []string{"14.04 / 14.15", "7.12 / (14.15)", "14.29 / 14.40", ""} {
+		if got := f.memoryWords(i); got != want {
+			t.Errorf("memoryWords(%s) = %q, want %q", f.Results[i].ID, got, want)
+		}
+	}
+	for i, want := range []string{"14.15", "7.12 (plan)", "14.40", ""} {
+		if got := f.PeakWords(&f.Results[i]); got != want {
+			t.Errorf("PeakWords(%s) = %q, want %q", f.Results[i].ID, got, want)
+		}
+	}
+	if got := f.PeakWords(&Result{DevicePeakBytes: 1e9}); got != "" {
+		t.Errorf("PeakWords of a result from another file = %q, want empty", got)
+	}
+}

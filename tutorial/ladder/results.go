@@ -135,7 +135,7 @@ func (f *File) Tables() string {
 	b.WriteString("| step | configuration | batch | samples/s | × step 1 | step ms (p10–p90) | data wait | transfer | compute | other | first call s | memory GB | loss first→last |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var base float64
-	for _, r := range f.Results {
+	for i, r := range f.Results {
 		if r.Error != "" {
 			fmt.Fprintf(&b, "| %s | %s | %d | failed: %s | | | | | | | | | |\n", r.ID, r.Name, r.Batch, r.Error)
 			continue
@@ -153,10 +153,11 @@ func (f *File) Tables() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %s | %.3f→%.3f |\n",
 			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
-			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, first, r.memoryWords(), r.LossFirst, r.LossLast)
+			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, first, f.memoryWords(i), r.LossFirst, r.LossLast)
 	}
 	b.WriteString("\nMemory GB: XLA's compiled plan of the step (arguments + outputs − donated + temporaries), then, " +
-		"where measured, the allocator's peak in use for the process.\n")
+		"where measured, the allocator's peak in use — in parentheses when an earlier step of the same process " +
+		"set it, so it is not this step's.\n")
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch, same machine, same device call, beside the fastest Go step at the same batch:\n\n" +
 			"| step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ PyTorch | Go peak GB |\n" +
@@ -165,7 +166,7 @@ func (f *File) Tables() string {
 			goBest, goCells := f.FastestAt(r.Batch), "| | |"
 			if goBest != nil {
 				goCells = fmt.Sprintf("%.0f (step %s) | %.2f× | %s", goBest.SamplesPerSec, goBest.ID,
-					goBest.SamplesPerSec/r.SamplesPerSec, goBest.PeakGB())
+					goBest.SamplesPerSec/r.SamplesPerSec, f.PeakWords(goBest))
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.2f | %s |\n", r.Step, r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB, goCells)
 		}
@@ -195,19 +196,54 @@ func DriverVersion() string {
 	return strings.TrimSpace(line)
 }
 
-// memoryWords is "3.66" (compiled total) or "3.66 / 3.80" (compiled / device peak), in GB (1e9 bytes).
-func (r Result) memoryWords() string {
+// memoryWords is "3.66" (compiled total), "3.66 / 3.80" (compiled / device peak) or "3.66 / (14.40)" (a peak an
+// earlier step of the process set), in GB (1e9 bytes).
+func (f *File) memoryWords(i int) string {
+	r := f.Results[i]
 	s := ""
-	if t, ok := r.Memory["total"]; ok {
-		s = fmt.Sprintf("%.2f", float64(t)/1e9)
+	if r.Memory["total"] > 0 {
+		s = fmt.Sprintf("%.2f", float64(r.Memory["total"])/1e9)
 	}
 	if peak := r.PeakGB(); peak != "" {
 		if s == "" {
 			s = "–"
 		}
+		if !f.ownPeak(i) {
+			peak = "(" + peak + ")"
+		}
 		s += " / " + peak
 	}
 	return s
+}
+
+// ownPeak reports whether result i's allocator peak is its own configuration's. A results file is one process,
+// and DevicePeakBytes is that process's high-water mark so far: a result whose peak is no higher than an earlier
+// result's reports the earlier configuration's peak (run14 ran batch 512 first, so 256 and 128 "peaked" at
+// 14.40 GB).
+func (f *File) ownPeak(i int) bool {
+	for _, earlier := range f.Results[:i] {
+		if earlier.DevicePeakBytes >= f.Results[i].DevicePeakBytes {
+			return false
+		}
+	}
+	return f.Results[i].DevicePeakBytes > 0
+}
+
+// PeakWords is r's device memory for a comparison: the allocator's peak in GB when it is r's own (see ownPeak),
+// else XLA's compiled plan marked "(plan)", "" when neither was recorded. r must point into f.Results.
+func (f *File) PeakWords(r *Result) string {
+	for i := range f.Results {
+		if &f.Results[i] != r {
+			continue
+		}
+		if f.ownPeak(i) {
+			return r.PeakGB()
+		}
+		if r.Memory["total"] > 0 {
+			return fmt.Sprintf("%.2f (plan)", float64(r.Memory["total"])/1e9)
+		}
+	}
+	return ""
 }
 
 // PeakGB is DevicePeakBytes in GB (1e9 bytes) with two decimals, "" when it was not measured.
