@@ -40,16 +40,38 @@ func (f *File) SplitChart() ([]byte, error) {
 		f.Conditions.Caption(), []string{"data wait", "host→device", "compute (Execute)", "other"}, stacks)
 }
 
-// WriteCharts writes <dir>/<Name>-throughput.svg and -split.svg.
+// TorchChart puts, for each batch size PyTorch was measured at, the fastest Go step of the file beside it: the
+// comparison the README leads with, both measured in one device call.
+func (f *File) TorchChart() ([]byte, error) {
+	var bars []plot.Bar
+	for _, r := range f.Reference {
+		goBest := f.FastestAt(r.Batch)
+		if goBest == nil {
+			continue
+		}
+		label := fmt.Sprintf("batch %d", r.Batch)
+		bars = append(bars, plot.Bar{Label: label, Value: goBest.SamplesPerSec, Group: "Go + XLA (GoMLX), fastest step"},
+			plot.Bar{Label: label, Value: r.SamplesPerSec, Group: "PyTorch (torch_ladder.py step " + r.Step + ")"})
+	}
+	return plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", f.Conditions.Caption(), bars)
+}
+
+// WriteCharts writes <dir>/<Name>-throughput.svg and -split.svg, and -vs-pytorch.svg when PyTorch was measured
+// beside.
 func (f *File) WriteCharts(dir string) ([]string, error) { return f.WriteChartsAs(dir, f.Name()) }
 
-// WriteChartsAs writes <dir>/<name>-throughput.svg and -split.svg.
+// WriteChartsAs writes <dir>/<name>-throughput.svg, -split.svg and (with PyTorch numbers) -vs-pytorch.svg.
 func (f *File) WriteChartsAs(dir, name string) ([]string, error) {
 	var paths []string
-	for _, c := range []struct {
+	type chart struct {
 		suffix string
 		make   func() ([]byte, error)
-	}{{"throughput", f.ThroughputChart}, {"split", f.SplitChart}} {
+	}
+	charts := []chart{{"throughput", f.ThroughputChart}, {"split", f.SplitChart}}
+	if len(f.Reference) > 0 {
+		charts = append(charts, chart{"vs-pytorch", f.TorchChart})
+	}
+	for _, c := range charts {
 		svg, err := c.make()
 		if err != nil {
 			return paths, fmt.Errorf("%s chart: %w", c.suffix, err)

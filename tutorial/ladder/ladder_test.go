@@ -162,6 +162,9 @@ func TestSyncResultBlocks(t *testing.T) {
 	if strings.Contains(out, "stale numbers") {
 		t.Error("the block's old content survived")
 	}
+	if charts, err := f.WriteCharts(dir); err != nil || len(charts) != 3 || !strings.HasSuffix(charts[2], "-vs-pytorch.svg") {
+		t.Errorf("a file with PyTorch numbers: want throughput, split and vs-pytorch charts, got %v %v", charts, err)
+	}
 	if again, _, err := SyncResultBlocks(out, dir); err != nil || again != out {
 		t.Errorf("a regenerated document is not stable: %v", err)
 	}
