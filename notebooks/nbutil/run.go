@@ -176,8 +176,18 @@ func Step(id string) {
 	}
 }
 
+// Experiment measures ladder step id with another formulation of the same network on top (the CLI's -model,
+// e.g. "dw-input-grad=phases"), recorded under its own ID ("13+dw-input-grad=phases") beside the ladder's steps.
+func Experiment(id, formulation string) {
+	if _, err := runStep(id, formulation); err != nil {
+		fail(err)
+	}
+}
+
 // RunStep is [Step] returning the result instead of ending the process on errors.
-func RunStep(id string) (*ladder.Result, error) {
+func RunStep(id string) (*ladder.Result, error) { return runStep(id, "") }
+
+func runStep(id, formulation string) (*ladder.Result, error) {
 	s, err := NewSession()
 	if err != nil {
 		return nil, err
@@ -185,6 +195,13 @@ func RunStep(id string) (*ladder.Result, error) {
 	step, note, err := s.ResolveID(id)
 	if err != nil {
 		return nil, err
+	}
+	if formulation != "" {
+		experiment, err := ladder.WithFormulation([]ladder.Step{step}, formulation)
+		if err != nil {
+			return nil, err
+		}
+		step = experiment[0]
 	}
 	printf("%s\n", s.Mode())
 	for _, n := range s.Notes {

@@ -63,8 +63,8 @@ func TestWithFormulation(t *testing.T) {
 		if m != want {
 			t.Errorf("step %s: model %+v, want %+v", s.ID, m, want)
 		}
-		if !strings.HasSuffix(s.Name, " [dw-kernel-grad=shifted,relu6=clip]") {
-			t.Errorf("step %s's name does not say it is an experiment: %q", s.ID, s.Name)
+		if !strings.HasSuffix(s.Name, " [dw-kernel-grad=shifted,relu6=clip]") || s.ID != steps[i].ID+"+dw-kernel-grad=shifted,relu6=clip" {
+			t.Errorf("step %s (%q) does not say it is an experiment", s.ID, s.Name)
 		}
 	}
 	if steps[12].ModelConfig(base).MaskedReLU6 != true {

@@ -122,8 +122,8 @@ func Ladder(workersMax int, batches []int, stepsPerCall int) []Step {
 }
 
 // WithFormulation applies a model formulation (mobilenet.Config.SetFormulation's text form, e.g. the CLI's
-// -model flag) on top of every step's own model changes, and says so in each step's name, so an experiment's
-// results can never pass for the ladder's.
+// -model flag) on top of every step's own model changes, and says so in each step's ID ("13@512+relu6=clip")
+// and name, so an experiment's results can never pass for the ladder's.
 func WithFormulation(steps []Step, text string) ([]Step, error) {
 	if text == "" {
 		return steps, nil
@@ -139,6 +139,7 @@ func WithFormulation(steps []Step, text string) ([]Step, error) {
 				panic(err) // validated above
 			}
 		})
+		s.ID += "+" + text
 		s.Name += " [" + text + "]"
 		out[i] = s
 	}
