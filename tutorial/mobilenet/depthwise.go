@@ -22,20 +22,25 @@ import (
 //   - dK: the input convolved with the output gradient used as a kernel, batch and channel axes swapped and
 //     batch_group_count = channels, so that each channel only meets its own gradient.
 //
-// Each of the three also has a form written as KernelSize² shifted products (depthwise_shifted.go), which
-// DepthwiseForm selects:
+// The default is what the ladder trains. The alternatives below (DepthwiseForm selects them; the CLI's -model)
+// were written to remove a cost the H200 profile shows, and measured slower there (assets/gpu-runs/
+// 2026-12-03-h200-run13 and -run14, step 13 at batch 512): they stay as experiments, and dK's shifted form is the
+// one the pure-Go backend needs.
 //
-//   - dx: XLA never hands a grouped convolution with input dilation to cuDNN's backward-data kernel (its conv
-//     rewriter skips feature_group_count > 1), so for a stride-2 layer it first writes the dilated gradient —
-//     four times the gradient's size, three quarters zeros — and then runs a forward convolution over it (on the
-//     H200 at batch 512 that pad and convolution took 1.8 ms for the 112×112×96 layer alone). As shifted products
-//     dx is nine slices of the gradient, each scaled by one tap of the kernel and spread by an interior pad of
-//     stride−1: elementwise work that XLA fuses into one pass which reads the gradient and writes dx.
-//   - forward: nine strided slices of the padded input, scaled and summed: one fused elementwise pass that XLA
-//     may also fuse with batch norm's statistics, where cuDNN's depthwise kernel is a call XLA cannot fuse.
-//   - dK: nine products of shifted input and gradient, each reduced over batch and space. The pure-Go backend
-//     implements batch_group_count with a different grouping than XLA (measured in this project), so there dK
-//     always takes this form — the definition of the gradient, memory-bound but exact.
+//   - The cost: XLA never hands a grouped convolution with input dilation to cuDNN's backward-data kernel (its
+//     conv rewriter skips feature_group_count > 1), so for a stride-2 layer it first writes the dilated gradient
+//     — four times the gradient's size, three quarters zeros — and then runs a forward convolution over it (1.8 ms
+//     of a batch-512 step for the 112×112×96 layer alone).
+//   - dx as shifted products (depthwise_shifted.go): nine slices of the gradient, each scaled by one tap of the
+//     kernel and spread by an interior pad of stride−1, which XLA fuses into one loop. 37.0 → 47.4 ms: XLA's loop
+//     over nine shifted views is far slower than cuDNN's depthwise kernels.
+//   - dx by phases (depthwiseInputGradPhases): per phase of the stride-2 grid, an undilated convolution of the
+//     gradient itself. 37.3 → 56.8 ms: cuDNN runs the 2×2, 2×1 and 1×2 sub-kernels on its generic grouped kernel,
+//     and XLA writes the interleaved phases in a pass of their own.
+//   - The forward pass and dK as shifted products: slower again (47.0 → 52.5 and 54.9 ms on top of the shifted dx).
+//     The pure-Go backend implements batch_group_count with a different grouping than XLA (measured in this
+//     project), so there dK always takes the shifted form — the definition of the gradient, memory-bound but
+//     exact.
 //
 // Every formulation is tested against numerical gradients in depthwise_test.go, on both backends.
 //
