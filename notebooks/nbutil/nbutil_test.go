@@ -303,9 +303,10 @@ func TestShowSummaryAndCompileTimes(t *testing.T) {
 	ShowSummary(root)
 	text := c.text.String()
 	for _, want := range []string{"this machine: 2 steps", "this machine: step 1 40.0 samples/s → best step 8 50.0 samples/s (1.25×) — smoke",
-		"summary: on NVIDIA H200 the ladder goes from 900 samples/s (step 1, h200-2026-12-02.json) to 9000 samples/s (step 10@256, h200-2026-12-02.json): 10.0×",
+		"summary: on NVIDIA H200 the ladder goes from 900 samples/s (step 1) to 9000 samples/s (step 10@256): 10.0× (one device call: h200-2026-12-02.json)",
 		"PyTorch comparison at batch 256: Go + XLA step 10@256 9000 samples/s vs PyTorch step 10 (torch.compile) 8000 samples/s: 1.12×",
-		"PyTorch comparison, fastest of each: Go + XLA 9000 samples/s (step 10@256, batch 256) vs PyTorch 8000", "recorded training runs: 1",
+		"PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA 9000 samples/s (step 10@256) vs PyTorch 8000 samples/s (step 10), batch 256: 1.12× (h200-2026-12-02.json)",
+		"recorded training runs: 1",
 		"what is left: profile of step 1", "profile says: input-bound"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
@@ -405,5 +406,20 @@ func TestRunStep(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(runs, "smoke.md")); err != nil {
 		t.Errorf("no Markdown beside the runs file: %v", err)
+	}
+}
+
+func TestNaturalCompare(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"h200-2026-12-02-run2.json", "h200-2026-12-02-run11b.json", -1},
+		{"run11b", "run11", 1}, {"run11", "run11", 0}, {"run9", "run10", -1}, {"step007", "step7", 0},
+		{"a", "b", -1}, {"2026-12-03", "2026-12-02", 1}, {"x1y", "x1", 1},
+	} {
+		if got := naturalCompare(c.a, c.b); got != c.want {
+			t.Errorf("naturalCompare(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package nbutil
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,9 +41,41 @@ func RecordedResults(root string) (files []RecordedFile, bad []string) {
 		files = append(files, RecordedFile{Path: p, File: f})
 	}
 	slices.SortStableFunc(files, func(a, b RecordedFile) int {
-		return strings.Compare(b.File.Conditions.Date+b.Path, a.File.Conditions.Date+a.Path)
+		return naturalCompare(b.File.Conditions.Date+b.Path, a.File.Conditions.Date+a.Path)
 	})
 	return files, bad
+}
+
+// naturalCompare orders strings with their digit runs compared as numbers, so that "…-run11b.json" comes after
+// "…-run2.json" (plain string order put run11b, the newer call, before run2).
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitPrefix(a), digitPrefix(b)
+		if da != "" && db != "" {
+			na, nb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digitPrefix(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
 }
 
 // RecordedProfile is a profile report found under assets/profiles.
@@ -69,7 +102,7 @@ func RecordedProfiles(root string) (reps []RecordedProfile, bad []string) {
 		return nil
 	})
 	slices.SortStableFunc(reps, func(a, b RecordedProfile) int {
-		return strings.Compare(b.Report.Conditions.Date+b.Dir, a.Report.Conditions.Date+a.Dir)
+		return naturalCompare(b.Report.Conditions.Date+b.Dir, a.Report.Conditions.Date+a.Dir)
 	})
 	return reps, bad
 }

@@ -176,22 +176,19 @@ func ShowSummary(root string) {
 		printf("recorded H200 results: none in assets/results yet — the table, the PyTorch comparison and the GPU " +
 			"profile appear here once `trainopt ladder` and `trainopt profile` have run on the GPU machine\n")
 	}
-	// The ladder end to end: step 1 and the fastest step, from whichever recorded file measured them last.
-	var best, base *ladder.Result
-	var bestFrom, baseFrom string
-	for _, g := range groups {
-		b, s1 := bestAndBase(g.File)
-		if b != nil && (best == nil || b.SamplesPerSec > best.SamplesPerSec) {
-			best, bestFrom = b, filepath.Base(g.Path)
+	// The ladder end to end: step 1 and the fastest step of the newest file that has step 1 — one device call,
+	// since numbers from different calls are never compared (the machine is shared and they move).
+	var best *ladder.Result
+	for _, rf := range files {
+		b, s1 := bestAndBase(rf.File)
+		if s1 == nil || b == nil {
+			continue
 		}
-		if s1 != nil && base == nil {
-			base, baseFrom = s1, filepath.Base(g.Path)
-		}
-	}
-	if best != nil && base != nil {
-		printf("summary: on %s the ladder goes from %.0f samples/s (step 1, %s) to %.0f samples/s (step %s, %s): %.1f×\n",
-			groups[0].File.Conditions.GPU, base.SamplesPerSec, baseFrom, best.SamplesPerSec, best.ID, bestFrom,
-			best.SamplesPerSec/base.SamplesPerSec)
+		best = b
+		printf("summary: on %s the ladder goes from %.0f samples/s (step 1) to %.0f samples/s (step %s): %.1f× "+
+			"(one device call: %s)\n", rf.File.Conditions.GPU, s1.SamplesPerSec, b.SamplesPerSec, b.ID,
+			b.SamplesPerSec/s1.SamplesPerSec, filepath.Base(rf.Path))
+		break
 	}
 	for _, g := range groups {
 		f := g.File
@@ -202,7 +199,7 @@ func ShowSummary(root string) {
 		chart("recorded memory", f, func() ([]byte, error) { return MemoryChart(f) })
 		chart("recorded compile time", f, func() ([]byte, error) { return CompileChart(f) })
 	}
-	showTorch(files, best)
+	showTorch(files)
 	ShowRecordedTrain(root)
 	showLeft(root, files)
 }
@@ -241,7 +238,7 @@ func bestAndBase(f *ladder.File) (best, base *ladder.Result) {
 // showTorch compares Go with PyTorch's ladder measured in the same device call: for each batch size, the newest
 // recorded file that has a PyTorch step at that batch, against the fastest Go step of that same file and batch
 // (figures from different calls are never compared: the machine is shared and they move).
-func showTorch(files []RecordedFile, best *ladder.Result) {
+func showTorch(files []RecordedFile) {
 	type pair struct {
 		goR  *ladder.Result
 		file *ladder.File
@@ -249,13 +246,9 @@ func showTorch(files []RecordedFile, best *ladder.Result) {
 		from string
 	}
 	var pairs []pair
-	var bestTorch *ladder.Reference
 	seen := map[int]bool{}
 	for _, rf := range files { // newest first
-		for i, r := range rf.File.Reference {
-			if bestTorch == nil || r.SamplesPerSec > bestTorch.SamplesPerSec {
-				bestTorch = &rf.File.Reference[i]
-			}
+		for _, r := range rf.File.Reference {
 			g := rf.File.FastestAt(r.Batch)
 			if seen[r.Batch] || g == nil || r.SamplesPerSec <= 0 {
 				continue
@@ -283,10 +276,16 @@ func showTorch(files []RecordedFile, best *ladder.Result) {
 		bars = append(bars, plot.Bar{Label: label, Value: p.goR.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
 			plot.Bar{Label: label, Value: p.pt.SamplesPerSec, Group: "PyTorch"})
 	}
-	if best != nil && bestTorch != nil {
-		printf("PyTorch comparison, fastest of each: Go + XLA %.0f samples/s (step %s, batch %d) vs PyTorch %.0f samples/s (step %s, batch %d)\n",
-			best.SamplesPerSec, best.ID, best.Batch, bestTorch.SamplesPerSec, bestTorch.Step, bestTorch.Batch)
+	fastest := pairs[0]
+	for _, p := range pairs {
+		if p.goR.SamplesPerSec > fastest.goR.SamplesPerSec {
+			fastest = p
+		}
 	}
+	printf("PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA %.0f samples/s (step %s) vs "+
+		"PyTorch %.0f samples/s (step %s), batch %d: %.2f× (%s)\n", fastest.goR.SamplesPerSec, fastest.goR.ID,
+		fastest.pt.SamplesPerSec, fastest.pt.Step, fastest.pt.Batch, fastest.goR.SamplesPerSec/fastest.pt.SamplesPerSec,
+		fastest.from)
 	caption := "PyTorch: torch_ladder.py's step on the same GPU in the same device call as the Go step; peaks: PJRT " +
 		"peak_bytes_in_use and torch.cuda.max_memory_allocated"
 	displayHTML(plot.HTMLTable([]string{"batch", "Go step", "Go samples/s", "PyTorch samples/s", "Go ÷ PyTorch",
