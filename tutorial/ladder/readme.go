@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strings"
 )
 
 // A document such as the README can carry a results file's tables as a generated block, so the numbers it shows
@@ -43,13 +42,6 @@ func SyncResultBlocks(doc, root string) (string, int, error) {
 // conditions) and the tables.
 func (f *File) ReadmeBlock(path string) string {
 	c := f.Conditions
-	data := "real CIFAR-10"
-	if c.Synthetic {
-		data = "**synthetic** CIFAR-10-shaped data"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "*`%s`: %s, %s, %s, %s at %d px, warm-up %d + %d timed steps per step, %s.*\n\n",
-		path, c.GPU, c.Date, data, c.Model, c.ImageSize, c.Warmup, c.TimedSteps, c.Versions)
-	b.WriteString(f.Tables())
-	return b.String()
+	return fmt.Sprintf("*`%s`: %s; warm-up %d + %d timed steps per step.*\n\n%s", path, c.Caption(), c.Warmup,
+		c.TimedSteps, f.Tables())
 }
