@@ -201,8 +201,8 @@ func DriverVersion() string {
 func (f *File) memoryWords(i int) string {
 	r := f.Results[i]
 	s := ""
-	if r.Memory["total"] > 0 {
-		s = fmt.Sprintf("%.2f", float64(r.Memory["total"])/1e9)
+	if plan := r.planGB(); plan != "" {
+		s = plan
 	}
 	if peak := r.PeakGB(); peak != "" {
 		if s == "" {
@@ -239,11 +239,19 @@ func (f *File) PeakWords(r *Result) string {
 		if f.ownPeak(i) {
 			return r.PeakGB()
 		}
-		if r.Memory["total"] > 0 {
-			return fmt.Sprintf("%.2f (plan)", float64(r.Memory["total"])/1e9)
+		if plan := r.planGB(); plan != "" {
+			return plan + " (plan)"
 		}
 	}
 	return ""
+}
+
+// planGB is XLA's compiled plan of the step (Memory["total"]) in GB with two decimals, "" when not recorded.
+func (r Result) planGB() string {
+	if r.Memory["total"] <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.2f", float64(r.Memory["total"])/1e9)
 }
 
 // PeakGB is DevicePeakBytes in GB (1e9 bytes) with two decimals, "" when it was not measured.

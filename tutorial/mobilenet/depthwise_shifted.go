@@ -17,12 +17,11 @@ import (
 // float32, as a convolution kernel accumulates, and converted back to x's dtype once.
 func depthwiseInputGradShifted(x, kernel, v *Node, stride int) *Node {
 	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
-	channels := x.Shape().Dim(-1)
 	acc := accumulation(v.DType())
 	vf := ConvertDType(v, acc)
 	kf := ConvertDType(kernel, acc)
 	zero := ScalarZero(x.Graph(), acc)
-	var dx *Node
+	var terms []*Node
 	for i := range kH {
 		rows, okH := tapPlacement(i, (kH-1)/2, stride, x.Shape().Dim(1), v.Shape().Dim(1))
 		for j := range kW {
@@ -31,19 +30,27 @@ func depthwiseInputGradShifted(x, kernel, v *Node, stride int) *Node {
 				continue // this tap only ever meets the zero padding
 			}
 			part := Slice(vf, AxisRange(), AxisRange(rows.first, rows.last+1), AxisRange(cols.first, cols.last+1), AxisRange())
-			tap := Reshape(Slice(kf, AxisElem(i), AxisElem(j)), 1, 1, 1, channels)
-			term := Pad(Mul(part, tap), zero, PadAxis{}, rows.pad, cols.pad, PadAxis{})
-			if dx == nil {
-				dx = term
-			} else {
-				dx = Add(dx, term)
-			}
+			terms = append(terms, Pad(Mul(part, kernelTap(kf, i, j)), zero, PadAxis{}, rows.pad, cols.pad, PadAxis{}))
 		}
 	}
-	if dx == nil { // a kernel larger than the padded input: no tap reaches x
+	if len(terms) == 0 { // a kernel larger than the padded input: no tap reaches x
 		return ZerosLike(x)
 	}
-	return ConvertDType(dx, x.DType())
+	return ConvertDType(sum(terms), x.DType())
+}
+
+// kernelTap is tap (i, j) of a depthwise kernel [kH, kW, 1, C], shaped [1, 1, 1, C] to scale an activation.
+func kernelTap(kernel *Node, i, j int) *Node {
+	return Reshape(Slice(kernel, AxisElem(i), AxisElem(j)), 1, 1, 1, kernel.Shape().Dim(3))
+}
+
+// sum adds terms of one shape (at least one).
+func sum(terms []*Node) *Node {
+	total := terms[0]
+	for _, t := range terms[1:] {
+		total = Add(total, t)
+	}
+	return total
 }
 
 // placement says which output positions [first, last] of one axis a kernel tap maps inside the input, and the pad
@@ -106,18 +113,13 @@ func depthwiseShiftedForward(x, kernel *Node, stride int, form DepthwiseForm) *N
 	acc := accumulation(x.DType())
 	window := strideWindows(ConvertDType(xs, acc), kH, kW, stride, outH, outW)
 	kf := ConvertDType(ks, acc)
-	var y *Node
+	terms := make([]*Node, 0, kH*kW)
 	for i := range kH {
 		for j := range kW {
-			term := Mul(window(i, j), Reshape(Slice(kf, AxisElem(i), AxisElem(j)), 1, 1, 1, x.Shape().Dim(3)))
-			if y == nil {
-				y = term
-			} else {
-				y = Add(y, term)
-			}
+			terms = append(terms, Mul(window(i, j), kernelTap(kf, i, j)))
 		}
 	}
-	y = ConvertDType(y, x.DType())
+	y := ConvertDType(sum(terms), x.DType())
 	return IdentityWithCustomGradient(y, func(_, v *Node) *Node {
 		dy = v
 		return v
