@@ -92,7 +92,8 @@ func TestSelect(t *testing.T) {
 func TestResultsRoundTrip(t *testing.T) {
 	f := &File{Conditions: Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224},
 		Results: []Result{{ID: "1", SamplesPerSec: 900, Batch: 32, StepMedianMs: 35, StepP10Ms: 30, StepP90Ms: 40},
-			{ID: "6", SamplesPerSec: 6900, Batch: 128, StepMedianMs: 18, StepP10Ms: 17, StepP90Ms: 20}}}
+			{ID: "6", SamplesPerSec: 6900, Batch: 128, StepMedianMs: 18, StepP10Ms: 17, StepP90Ms: 20,
+				FirstCallS: 20.8, CompileS: 6.6}}}
 	dir := t.TempDir()
 	jsonPath, mdPath, err := f.Write(dir)
 	if err != nil {
@@ -105,8 +106,12 @@ func TestResultsRoundTrip(t *testing.T) {
 	if err != nil || len(g.Results) != 2 || g.Results[1].SamplesPerSec != 6900 {
 		t.Fatalf("Read: %+v, %v", g, err)
 	}
-	if md := g.Markdown(); !strings.Contains(md, "7.67×") || !strings.Contains(md, "SYNTHETIC") {
+	md := g.Markdown()
+	if !strings.Contains(md, "7.67×") || !strings.Contains(md, "SYNTHETIC") {
 		t.Errorf("markdown lacks the ratio to step 1 or the data kind:\n%s", md)
+	}
+	if !strings.Contains(md, "| 20.8 (6.6 + 14.2) |") || !strings.Contains(md, "First call s: compile + first execution") {
+		t.Errorf("markdown lacks the first call's compile/execution split:\n%s", md)
 	}
 	_ = mdPath
 	if charts, err := f.WriteCharts(dir); err != nil || len(charts) != 2 {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,8 +149,11 @@ func (f *File) Tables() string {
 			ratio = fmt.Sprintf("%.2f×", r.SamplesPerSec/base)
 		}
 		first := fmt.Sprintf("%.1f", r.FirstCallS)
-		if r.ReusedExecutable {
+		switch {
+		case r.ReusedExecutable:
 			first += " (reused)"
+		case r.CompileS > 0:
+			first += fmt.Sprintf(" (%.1f + %.1f)", r.CompileS, r.FirstCallS-r.CompileS)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %s | %.3f→%.3f |\n",
 			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
@@ -158,6 +162,10 @@ func (f *File) Tables() string {
 	b.WriteString("\nMemory GB: XLA's compiled plan of the step (arguments + outputs − donated + temporaries), then, " +
 		"where measured, the allocator's peak in use — in parentheses when an earlier step of the same process " +
 		"set it, so it is not this step's.\n")
+	if slices.ContainsFunc(f.Results, func(r Result) bool { return r.CompileS > 0 }) {
+		b.WriteString("First call s: compile + first execution where both were timed; the first execution builds " +
+			"cuDNN's execution plans, which no cache keeps from one process to the next.\n")
+	}
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch, same machine, same device call, beside the fastest Go step at the same batch:\n\n" +
 			"| step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ PyTorch | Go peak GB |\n" +

@@ -58,6 +58,9 @@ type Result struct {
 	StepP10Ms     float64 `json:"step_p10_ms"`
 	StepP90Ms     float64 `json:"step_p90_ms"`
 	FirstCallS    float64 `json:"first_call_s"` // compile + autotune + first step
+	// CompileS is the compiling part of FirstCallS (0 when the executable was reused); the rest is the first
+	// execution.
+	CompileS float64 `json:"compile_s,omitempty"`
 	// ReusedExecutable: an earlier step compiled the same program; FirstCallS is then one plain step.
 	ReusedExecutable bool `json:"reused_executable,omitempty"`
 	// Split of the median step: waiting for the host pipeline, host→device copies on the critical path, the
@@ -204,8 +207,11 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		return res, err
 	}
 	res.FirstCallS, res.ReusedExecutable = time.Since(t0).Seconds(), reused
-	logf("  step %s: first call %.1fs (compile + 1 call); warm-up %d steps, timing %d steps\n",
-		step.ID, res.FirstCallS, opt.Warmup, opt.Steps)
+	if !reused {
+		res.CompileS = tr.CompileTime().Seconds()
+	}
+	logf("  step %s: first call %.1fs (compile %.1fs + first execution %.1fs); warm-up %d steps, timing %d steps\n",
+		step.ID, res.FirstCallS, res.CompileS, res.FirstCallS-res.CompileS, opt.Warmup, opt.Steps)
 	for i := range calls(opt.Warmup) {
 		if err := one(false, i+1); err != nil {
 			return res, err

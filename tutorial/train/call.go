@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -127,6 +128,13 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 				t.argShapes = append(t.argShapes, tensors.MustFromAnyValue(b).Shape())
 			}
 		}
+		// Compile apart from the first execution, so that the two can be reported separately.
+		t0 := time.Now()
+		if _, err := t.step.Compile(t.argShapes...); err != nil {
+			t.argShapes = nil
+			return nil, fmt.Errorf("training step (%s, batch %d): %w", t.Config.Precision, t.Config.Batch, err)
+		}
+		t.compileTime = time.Since(t0)
 	}
 	args := make([]any, 0, len(t.state)+len(batch))
 	for _, s := range t.state {

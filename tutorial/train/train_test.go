@@ -67,6 +67,9 @@ func TestTrainingLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if tr.CompileTime() != 0 {
+		t.Errorf("CompileTime before the first step: %v, want 0", tr.CompileTime())
+	}
 	var losses []float64
 	for step := range 50 {
 		start := (step * cfg.Batch) % 640
@@ -84,6 +87,9 @@ func TestTrainingLearns(t *testing.T) {
 			t.Fatalf("step %d: loss %v, err %v", step, loss, err)
 		}
 		losses = append(losses, loss)
+		if step == 0 && tr.CompileTime() <= 0 {
+			t.Errorf("CompileTime after the first step: %v, want > 0", tr.CompileTime())
+		}
 	}
 	first, last := mean(losses[:5]), mean(losses[len(losses)-5:])
 	t.Logf("loss %.3f → %.3f", first, last)

@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -72,7 +73,15 @@ type Trainer struct {
 	data      *deviceData
 
 	argShapes []shapes.Shape // of the step's arguments, recorded at the first call
+	// compileTime is how long the first call spent compiling (XLA's passes, autotuning, code generation) before
+	// it executed: the rest of a first call is the first execution (module loading, cuDNN plan building).
+	compileTime time.Duration
 }
+
+// CompileTime is how long the first step spent compiling before it ran, 0 before the first step. A first call
+// minus this is the first execution, which on XLA's GPU backend still builds things (cuDNN execution plans,
+// CUDA graphs) that no cache carries from one process to the next.
+func (t *Trainer) CompileTime() time.Duration { return t.compileTime }
 
 type deviceData struct {
 	images, labels, perm *tensors.Tensor
