@@ -3,6 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
@@ -12,8 +15,12 @@ import (
 // and what won. Without an argument it reads the cache the backend would use now (tutorial/backend/autotune.go).
 func cmdAutotune(args []string) error {
 	fs := flag.NewFlagSet("autotune", flag.ContinueOnError)
+	drop := fs.String("drop-cudnn-algos", "", "comma-separated cuDNN algo ids: write the cache without the convolutions "+
+		"that chose them (to -o), so that XLA tunes just those again")
+	outFile := fs.String("o", "", "with -drop-cudnn-algos: the file to write")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: trainopt autotune [FILE]   (default: this machine's cache, see TRAINOPT_AUTOTUNE_CACHE)")
+		fmt.Fprintln(fs.Output(), "usage: trainopt autotune [-drop-cudnn-algos IDS -o OUT] [FILE]   (default: this machine's cache, see TRAINOPT_AUTOTUNE_CACHE)")
+		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -29,10 +36,41 @@ func cmdAutotune(args []string) error {
 				backend.AutotuneCacheEnv)}
 		}
 	}
+	if *drop != "" {
+		return dropCudnnAlgos(file, *drop, *outFile)
+	}
 	c, err := profile.ReadAutotuneCache(file)
 	if err != nil {
 		return dataError{err}
 	}
 	fmt.Printf("# XLA autotune cache %s\n\n%s", file, c.Markdown())
+	return nil
+}
+
+// dropCudnnAlgos writes file without the cuDNN entries that chose one of the algos in list to out.
+func dropCudnnAlgos(file, list, out string) error {
+	if out == "" {
+		return usageError{fmt.Errorf("autotune: -drop-cudnn-algos needs -o OUT")}
+	}
+	var algos []int64
+	for _, f := range strings.Split(list, ",") {
+		a, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return usageError{fmt.Errorf("autotune: -drop-cudnn-algos %q: %q is not an algo id", list, f)}
+		}
+		algos = append(algos, a)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return dataError{err}
+	}
+	kept, n, err := profile.FilterAutotuneCache(data, profile.DropCudnnAlgos(algos...))
+	if err != nil {
+		return dataError{fmt.Errorf("%s: %w", file, err)}
+	}
+	if err := os.WriteFile(out, kept, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("%s: dropped %d cuDNN entries that chose algo %s; %d bytes written to %s\n", file, n, list, len(kept), out)
 	return nil
 }

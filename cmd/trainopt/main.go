@@ -21,6 +21,9 @@ usage:
   trainopt memory [flags]   predict the largest batch from compiled memory statistics and check it by running
                             just below and above it → assets/profiles/<gpu>-<date>-memory-step<ID>/
   trainopt autotune [FILE]  what XLA's autotune cache holds: instructions tuned per backend, and the winners
+  trainopt autotune -drop-cudnn-algos IDS -o OUT [FILE]
+                            the cache without the convolutions that chose those cuDNN algos: XLA re-tunes
+                            just them (to try an errata file that excludes engines)
   trainopt results FILE.json…  re-render a results file's table and charts
   trainopt data   [flags]   download CIFAR-10 (-download) or write the synthetic stand-in (-synthetic)
 

@@ -56,6 +56,23 @@ func TestExitCodes(t *testing.T) {
 			t.Setenv("TRAINOPT_AUTOTUNE_CACHE", "off") // as on a machine without a GPU, also on one with
 			return cmdAutotune(nil)
 		}, exitUsage},
+		{"autotune cache without some cuDNN algos", func() error {
+			out := filepath.Join(empty, "kept.pb")
+			err := cmdAutotune([]string{"-drop-cudnn-algos", "5,16", "-o", out, "../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+			if err == nil {
+				if err2 := cmdAutotune([]string{out}); err2 != nil {
+					t.Errorf("the filtered cache does not read back: %v", err2)
+				}
+			}
+			return err
+		}, exitOK},
+		{"autotune drop with a bad algo id", func() error {
+			return cmdAutotune([]string{"-drop-cudnn-algos", "5,x", "-o", filepath.Join(empty, "x.pb"),
+				"../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+		}, exitUsage},
+		{"autotune drop without -o", func() error {
+			return cmdAutotune([]string{"-drop-cudnn-algos", "5", "../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+		}, exitUsage},
 		{"bad torch file", func() error {
 			return cmdLadder([]string{"-steps", "1", "-data", empty, "-torch", filepath.Join(empty, "none.jsonl")})
 		}, exitData},

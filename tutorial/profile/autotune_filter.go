@@ -1,0 +1,58 @@
+package profile
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// FilterAutotuneCache returns the binary cache data without the entries for which drop returns true, and how many
+// it dropped. Every other field is copied byte for byte, so what XLA reads back is what it wrote.
+//
+// Why: a cache entry pins XLA's choice for an instruction; a process that loads it never tunes that instruction
+// again. To let XLA choose again under new constraints — cuDNN engines excluded by a CUDNN_ERRATA_JSON_FILE, as
+// in assets/gpu-runs/2026-12-03-h200-run18 and -run19, which asked whether the runtime-compiled depthwise
+// engines could be avoided — the entries that chose the excluded engines have to go, and only those: the rest of
+// the cache stays warm.
+func FilterAutotuneCache(data []byte, drop func(AutotuneEntry) bool) ([]byte, int, error) {
+	if _, err := DecodeAutotuneCache(data); err != nil {
+		return nil, 0, err
+	}
+	out := make([]byte, 0, len(data))
+	dropped := 0
+	for off := 0; off < len(data); {
+		b := data[off:]
+		num, typ, n := protowire.ConsumeTag(b)
+		m := protowire.ConsumeFieldValue(num, typ, b[n:]) // DecodeAutotuneCache checked every field
+		if num == 3 && typ == protowire.BytesType {
+			field, _ := protowire.ConsumeBytes(b[n:])
+			e, err := decodeAutotuneEntry(field)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%w: entry at byte %d: %v", ErrNotAutotuneCache, off, err)
+			}
+			if drop(e) {
+				dropped++
+				off += n + m
+				continue
+			}
+		}
+		out = append(out, b[:n+m]...)
+		off += n + m
+	}
+	return out, dropped, nil
+}
+
+// DropCudnnAlgos is a FilterAutotuneCache predicate: the cuDNN convolution entries that chose one of algos.
+func DropCudnnAlgos(algos ...int64) func(AutotuneEntry) bool {
+	return func(e AutotuneEntry) bool {
+		if e.Backend != BackendCUDNN || e.Config.Algorithm == nil {
+			return false
+		}
+		for _, a := range algos {
+			if e.Config.Algorithm.AlgoID == a {
+				return true
+			}
+		}
+		return false
+	}
+}
