@@ -429,11 +429,14 @@ func TestNaturalCompare(t *testing.T) {
 func TestCompileChartSplit(t *testing.T) {
 	split := ladder.Result{ID: "12@128", SamplesPerSec: 1, FirstCallS: 20.8, CompileS: 6.6}
 	old := ladder.Result{ID: "10@128", SamplesPerSec: 1, FirstCallS: 17.5}
-	reused := ladder.Result{ID: "5", SamplesPerSec: 1, FirstCallS: 0.1, ReusedExecutable: true}
+	reusedRun := ladder.Result{ID: "5", SamplesPerSec: 1, FirstCallS: 0.1, ReusedExecutable: true}
+	if got := reused(split); got != " (compile 6.6 s + first execution 14.2 s)" {
+		t.Errorf("reused(split) = %q", got)
+	}
 	for _, tc := range []struct {
 		results []ladder.Result
 		unsplit bool
-	}{{[]ladder.Result{split, reused}, false}, {[]ladder.Result{old, split}, true}} {
+	}{{[]ladder.Result{split, reusedRun}, false}, {[]ladder.Result{old, split}, true}} {
 		svg, err := CompileChart(&ladder.File{Results: tc.results})
 		if err != nil {
 			t.Fatal(err)

@@ -124,9 +124,14 @@ func CompileTimes() {
 	}
 }
 
+// reused says how a first call was made up: an executable reused from an earlier step, or compile + first
+// execution where the results split them (the first execution is where cuDNN builds its plans on the GPU).
 func reused(r ladder.Result) string {
-	if r.ReusedExecutable {
+	switch {
+	case r.ReusedExecutable:
 		return " (executable reused from an earlier step)"
+	case r.CompileS > 0:
+		return fmt.Sprintf(" (compile %.1f s + first execution %.1f s)", r.CompileS, r.FirstCallS-r.CompileS)
 	}
 	return ""
 }
