@@ -260,7 +260,7 @@ func runStep(id, formulation string) (*ladder.Result, error) {
 // printResult is the "result:" line every measured run prints.
 func printResult(r ladder.Result, c ladder.Conditions) {
 	first := fmt.Sprintf("first call (compile %.2f s + first execution %.2f s) %.2f s", r.CompileS,
-		r.FirstCallS-r.CompileS, r.FirstCallS)
+		r.FirstExecutionS(), r.FirstCallS)
 	if r.ReusedExecutable {
 		first = fmt.Sprintf("first call %.2f s (executable reused)", r.FirstCallS)
 	}

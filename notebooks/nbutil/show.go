@@ -2,6 +2,7 @@ package nbutil
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,8 +88,13 @@ func ResultsTable(f *ladder.File, highlight string) string {
 // plans — most of a warm first call, see tutorial/backend/autotune.go) stacked, where the results split them;
 // results written before the split was measured show the whole first call as one part.
 func CompileChart(f *ladder.File) ([]byte, error) {
+	notSplit := func(r ladder.Result) bool { return r.Error == "" && r.CompileS <= 0 && !r.ReusedExecutable }
+	names := []string{"compile", "first execution"}
+	unsplit := slices.ContainsFunc(f.Results, notSplit)
+	if unsplit {
+		names = append(names, "first call (not split)")
+	}
 	var stacks []plot.Stack
-	unsplit := false
 	for _, r := range f.Results {
 		if r.Error != "" {
 			continue
@@ -97,19 +103,14 @@ func CompileChart(f *ladder.File) ([]byte, error) {
 		if r.ReusedExecutable {
 			label += " (reused)"
 		}
-		st := plot.Stack{Label: label, Parts: []float64{r.CompileS, r.FirstCallS - r.CompileS, 0}}
-		if r.CompileS <= 0 && !r.ReusedExecutable {
-			st.Parts = []float64{0, 0, r.FirstCallS}
-			unsplit = true
+		parts := []float64{r.CompileS, r.FirstExecutionS()}
+		if unsplit {
+			parts = append(parts, 0)
+			if notSplit(r) {
+				parts = []float64{0, 0, r.FirstCallS}
+			}
 		}
-		stacks = append(stacks, st)
-	}
-	names := []string{"compile", "first execution", "first call (not split)"}
-	if !unsplit {
-		names = names[:2]
-		for i := range stacks {
-			stacks[i].Parts = stacks[i].Parts[:2]
-		}
+		stacks = append(stacks, plot.Stack{Label: label, Parts: parts})
 	}
 	return plot.StackedBars("First call per step: compile, then the first execution", "seconds",
 		f.Conditions.Caption(), names, stacks)

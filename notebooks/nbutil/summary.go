@@ -131,7 +131,7 @@ func reused(r ladder.Result) string {
 	case r.ReusedExecutable:
 		return " (executable reused from an earlier step)"
 	case r.CompileS > 0:
-		return fmt.Sprintf(" (compile %.1f s + first execution %.1f s)", r.CompileS, r.FirstCallS-r.CompileS)
+		return fmt.Sprintf(" (compile %.1f s + first execution %.1f s)", r.CompileS, r.FirstExecutionS())
 	}
 	return ""
 }

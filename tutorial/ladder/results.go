@@ -153,7 +153,7 @@ func (f *File) Tables() string {
 		case r.ReusedExecutable:
 			first += " (reused)"
 		case r.CompileS > 0:
-			first += fmt.Sprintf(" (%.1f + %.1f)", r.CompileS, r.FirstCallS-r.CompileS)
+			first += fmt.Sprintf(" (%.1f + %.1f)", r.CompileS, r.FirstExecutionS())
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %s | %.3f→%.3f |\n",
 			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
@@ -163,8 +163,8 @@ func (f *File) Tables() string {
 		"where measured, the allocator's peak in use — in parentheses when an earlier step of the same process " +
 		"set it, so it is not this step's.\n")
 	if slices.ContainsFunc(f.Results, func(r Result) bool { return r.CompileS > 0 }) {
-		b.WriteString("First call s: compile + first execution where both were timed; the first execution builds " +
-			"cuDNN's execution plans, which no cache keeps from one process to the next.\n")
+		b.WriteString("First call s: compile + first execution where both were timed; on the GPU the first execution " +
+			"builds cuDNN's execution plans, which no cache keeps from one process to the next.\n")
 	}
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch, same machine, same device call, beside the fastest Go step at the same batch:\n\n" +

@@ -85,6 +85,10 @@ type Result struct {
 	Error           string `json:"error,omitempty"`
 }
 
+// FirstExecutionS is the part of the first call after compiling: module loading and, on the GPU, cuDNN building
+// its execution plans. For results written before CompileS was measured it is the whole first call.
+func (r Result) FirstExecutionS() float64 { return r.FirstCallS - r.CompileS }
+
 // Run measures one step on the backend with the training set.
 func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res Result, err error) {
 	cfg := step.Train
@@ -211,7 +215,7 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		res.CompileS = tr.CompileTime().Seconds()
 	}
 	logf("  step %s: first call %.1fs (compile %.1fs + first execution %.1fs); warm-up %d steps, timing %d steps\n",
-		step.ID, res.FirstCallS, res.CompileS, res.FirstCallS-res.CompileS, opt.Warmup, opt.Steps)
+		step.ID, res.FirstCallS, res.CompileS, res.FirstExecutionS(), opt.Warmup, opt.Steps)
 	for i := range calls(opt.Warmup) {
 		if err := one(false, i+1); err != nil {
 			return res, err
