@@ -1,10 +1,6 @@
 package profile
 
-import (
-	"fmt"
-
-	"google.golang.org/protobuf/encoding/protowire"
-)
+import "google.golang.org/protobuf/encoding/protowire"
 
 // FilterAutotuneCache returns the binary cache data without the entries for which drop returns true, and how many
 // it dropped. Every other field is copied byte for byte, so what XLA reads back is what it wrote.
@@ -15,29 +11,25 @@ import (
 // engines could be avoided — the entries that chose the excluded engines have to go, and only those: the rest of
 // the cache stays warm.
 func FilterAutotuneCache(data []byte, drop func(AutotuneEntry) bool) ([]byte, int, error) {
-	if _, err := DecodeAutotuneCache(data); err != nil {
+	c, err := DecodeAutotuneCache(data) // checks every field; its entries are the field-3 values, in order
+	if err != nil {
 		return nil, 0, err
 	}
 	out := make([]byte, 0, len(data))
-	dropped := 0
+	dropped, entry := 0, 0
 	for off := 0; off < len(data); {
 		b := data[off:]
 		num, typ, n := protowire.ConsumeTag(b)
-		m := protowire.ConsumeFieldValue(num, typ, b[n:]) // DecodeAutotuneCache checked every field
+		size := n + protowire.ConsumeFieldValue(num, typ, b[n:])
+		off += size
 		if num == 3 && typ == protowire.BytesType {
-			field, _ := protowire.ConsumeBytes(b[n:])
-			e, err := decodeAutotuneEntry(field)
-			if err != nil {
-				return nil, 0, fmt.Errorf("%w: entry at byte %d: %v", ErrNotAutotuneCache, off, err)
-			}
-			if drop(e) {
+			entry++
+			if drop(c.Entries[entry-1]) {
 				dropped++
-				off += n + m
 				continue
 			}
 		}
-		out = append(out, b[:n+m]...)
-		off += n + m
+		out = append(out, b[:size]...)
 	}
 	return out, dropped, nil
 }
