@@ -24,11 +24,13 @@ package backend
 // before its first Execute since run17), warm compiles take 4–10 s and first executions 5–17 s. cuDNN's API log of
 // one (assets/gpu-runs/2026-12-03-h200-run17) puts 10.8 s of it in finalizing the execution plans of the 51
 // depthwise convolutions, whose engines cuDNN 9.19 compiles at run time with NVRTC (0.15–0.38 s each); XLA keeps
-// those plans neither in this cache nor anywhere else across processes, so nothing here can make them warm. Excluding
-// the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) cut the first call to 7.5–10.3 s but the step ran 2.6–11×
-// slower (…-run18, …-run19): they stay. XLA's kernel cache (--xla_gpu_kernel_cache_file=F: compiled kernels, appended after each compilation)
-// skips LLVM and ptxas for kernels compiled before: on the H200 (assets/gpu-runs/2026-12-02-h200-run10) 10@128's
-// first call took 17.5 s without it, 14.9 s while filling it and 13.2 s reading it. But in the next call
+// those plans neither in this cache nor anywhere else across processes, so nothing here can make them warm.
+// Excluding the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) cut the first call to 7.5–10.3 s but the step
+// ran 2.6–11× slower (…-run18, …-run19): they stay.
+//
+// XLA's kernel cache (--xla_gpu_kernel_cache_file=F: compiled kernels, appended after each compilation) skips
+// LLVM and ptxas for kernels compiled before: on the H200 (assets/gpu-runs/2026-12-02-h200-run10) 10@128's first
+// call took 17.5 s without it, 14.9 s while filling it and 13.2 s reading it. But in the next call
 // (…-run11), a process that ran ladder step 1 and then compiled step 2 with the same kernel file died in step 2's
 // first execution (CUDA_ERROR_ILLEGAL_INSTRUCTION, cuDNN status 5001, then a segmentation fault), which step 2
 // never did without it. So the kernel cache is opt-in: TRAINOPT_KERNEL_CACHE=on puts it beside the autotune file

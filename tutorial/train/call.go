@@ -132,7 +132,7 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 		t0 := time.Now()
 		if _, err := t.step.Compile(t.argShapes...); err != nil {
 			t.argShapes = nil
-			return nil, fmt.Errorf("training step (%s, batch %d): %w", t.Config.Precision, t.Config.Batch, err)
+			return nil, t.stepError(err)
 		}
 		t.compileTime = time.Since(t0)
 	}
@@ -147,10 +147,15 @@ func (t *Trainer) call(batch ...any) (*tensors.Tensor, error) {
 	args = append(args, batch...)
 	outs, err := t.step.Call(args...)
 	if err != nil {
-		return nil, fmt.Errorf("training step (%s, batch %d): %w", t.Config.Precision, t.Config.Batch, err)
+		return nil, t.stepError(err)
 	}
 	copy(t.state, outs[:len(t.state)])
 	return outs[len(t.state)], nil
+}
+
+// stepError names the configuration whose step failed to compile or run.
+func (t *Trainer) stepError(err error) error {
+	return fmt.Errorf("training step (%s, batch %d): %w", t.Config.Precision, t.Config.Batch, err)
 }
 
 // ScalerState reads the loss scale, growth tracker and the number of skipped steps from the device (a sync).
