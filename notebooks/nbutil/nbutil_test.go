@@ -145,6 +145,11 @@ func TestParseTrainLog(t *testing.T) {
 	if r != want {
 		t.Errorf("parsed\n%+v\nwant\n%+v", r, want)
 	}
+	// `trainopt train` now adds the compile/first-execution split after the first call; the parse keeps working.
+	split := strings.Replace(trainLog, "1 step): 64.2 s\n", "1 step): 64.2 s (compile 50.1 s + first execution 14.1 s)\n", 1)
+	if r, ok := ParseTrainLog(split); !ok || r != want {
+		t.Errorf("with the split: parsed %+v (ok %v), want %+v", r, ok, want)
+	}
 	if _, ok := ParseTrainLog("=== RUN TestDepthwise\n--- PASS\n"); ok {
 		t.Error("a test log parsed as a training run")
 	}
