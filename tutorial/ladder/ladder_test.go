@@ -102,6 +102,10 @@ func TestResultsRoundTrip(t *testing.T) {
 	if filepath.Base(jsonPath) != "h200-2026-12-02.json" {
 		t.Errorf("results file name %s", jsonPath)
 	}
+	smoke := File{Conditions: Conditions{Date: "2026-12-03", GPU: "CPU (2 cores)", Smoke: true}}
+	if n := smoke.Name(); n != "smoke-cpu-2-cores-2026-12-03" {
+		t.Errorf("smoke results name %q, want smoke-cpu-2-cores-2026-12-03", n)
+	}
 	g, err := Read(jsonPath)
 	if err != nil || len(g.Results) != 2 || g.Results[1].SamplesPerSec != 6900 {
 		t.Fatalf("Read: %+v, %v", g, err)

@@ -74,7 +74,9 @@ func (f *File) Name() string {
 	if f.Conditions.Smoke {
 		gpu = "smoke-" + gpu
 	}
-	return unsafeName.ReplaceAllString(gpu+"-"+f.Conditions.Date, "-")
+	// Trimmed before the date is joined: "CPU (2 cores)" would otherwise end in "-" and give "cores--<date>".
+	gpu = strings.Trim(unsafeName.ReplaceAllString(gpu, "-"), "-")
+	return gpu + "-" + unsafeName.ReplaceAllString(f.Conditions.Date, "-")
 }
 
 // Write writes <dir>/<Name>.json and .md atomically and returns their paths.
