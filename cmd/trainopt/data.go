@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 )
@@ -83,17 +81,4 @@ func orDefault(n, def int) int {
 		return n
 	}
 	return def
-}
-
-// parseBatches reads a comma-separated list of batch sizes (the -batches flag).
-func parseBatches(list string) ([]int, error) {
-	var batches []int
-	for _, s := range strings.Split(list, ",") {
-		b, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || b < 1 {
-			return nil, usageError{fmt.Errorf("bad -batches %q: want positive integers separated by commas", list)}
-		}
-		batches = append(batches, b)
-	}
-	return batches, nil
 }

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
@@ -33,10 +31,10 @@ func cmdLadder(args []string) error {
 		return err
 	}
 	smoke := lf.smoke
-	if !*smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
-		opt.Trainers = map[string]*train.Trainer{}
+	if !smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
+		opt.Trainers = map[ladder.TrainerKey]*train.Trainer{}
 	}
-	file := &ladder.File{Conditions: ladder.NewConditions(choice, trainSet, opt, *smoke)}
+	file := &ladder.File{Conditions: ladder.NewConditions(choice, trainSet, steps[0], opt, smoke)}
 	if *torch != "" {
 		if file.Reference, err = readTorch(*torch); err != nil {
 			return dataError{err}
@@ -46,7 +44,7 @@ func cmdLadder(args []string) error {
 	var jsonPath, mdPath string
 	for _, s := range steps {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
-		if err == nil && *smoke {
+		if err == nil && smoke {
 			err = res.Trained() // the smoke run's assertion: each step trained
 		}
 		if err != nil {
@@ -170,69 +168,69 @@ func syncReadme(path string) error {
 	return plot.WriteFile(path, []byte(out))
 }
 
-// ladderFlags are the flags that the ladder and profile commands share.
+// ladderFlags are the flags that the ladder, profile and memory commands share: the ladder's parameters and the
+// measurement come from tutorial/ladder's registrations, with its defaults.
 type ladderFlags struct {
-	dataDir, batches *string
-	k, warmup, timed *int
-	row              *int
-	model            *string
-	smoke            *bool
+	dataDir     string
+	params      ladder.Params
+	formulation string
+	opt         ladder.Options
+	smoke       bool
 }
 
-func addLadderFlags(fs *flag.FlagSet, timedDefault int) ladderFlags {
-	return ladderFlags{
-		dataDir: fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)"),
-		batches: fs.String("batches", "128,256,512", "batch sizes of steps 9 and up"),
-		k:       fs.Int("k", 10, "training steps per Execute in step 10"),
-		row:     fs.Int("reduction-row", ladder.ReductionRow, "row width of batch norm's sums from step 11 on (0: plain)"),
-		model: fs.String("model", "", "an experiment: a model formulation applied on top of every selected step, "+
-			"e.g. dw-kernel-grad=shifted,stem-channels=8 (keys: reduction-row, relu6, bn, dw-forward, "+
-			"dw-input-grad, dw-kernel-grad, stem-channels)"),
-		warmup: fs.Int("warmup", 10, "warm-up steps after the first (compiling) call"),
-		timed:  fs.Int("timed", timedDefault, "timed steps per ladder step (≥ 50 for reported numbers)"),
-		smoke: fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
-			"automatic on a machine without a GPU"),
-	}
+func addLadderFlags(fs *flag.FlagSet, timedDefault int) *ladderFlags {
+	f := &ladderFlags{params: ladder.DefaultParams(), opt: ladder.DefaultOptions()}
+	f.opt.Steps = timedDefault
+	fs.StringVar(&f.dataDir, "data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
+	f.params.RegisterFlags(fs)
+	fs.StringVar(&f.formulation, "model", "", ladder.FormulationUsage)
+	f.opt.RegisterFlags(fs)
+	fs.BoolVar(&f.smoke, "smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
+		"automatic on a machine without a GPU")
+	return f
 }
 
 // setup discovers the backend, switches to smoke sizes without a GPU (and to one step per call where the backend
 // cannot loop a gradient), builds the selected ladder steps and their options, and loads the training set.
-func (f ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []ladder.Step, opt ladder.Options,
+func (f *ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []ladder.Config, opt ladder.Options,
 	trainSet *cifar.Set, err error) {
-	batches, err := parseBatches(*f.batches)
-	if err != nil {
-		return
-	}
 	if choice, err = backend.Discover(); err != nil {
 		return
 	}
-	if !choice.IsGPU && !*f.smoke {
+	if !choice.IsGPU && !f.smoke {
 		fmt.Fprintf(os.Stderr, "%s: no GPU — running smoke sizes on the CPU (numbers show that each step trains, not speed)\n", cmd)
-		*f.smoke = true
+		f.smoke = true
 	}
-	if !train.IsXLA(choice.Backend) && *f.k > 1 {
+	if !train.IsXLA(choice.Backend) && f.params.StepsPerCall > 1 {
 		fmt.Fprintf(os.Stderr, "%s: step 10 runs 1 step per call on %s (its While loop cannot hold a gradient yet)\n", cmd, choice.Backend)
-		*f.k = 1
+		f.params.StepsPerCall = 1
 	}
-	if *f.smoke && cmd == "ladder" {
-		batches = []int{128} // run one variant of steps 9 and up: Smoke sets every batch to 16
+	p := f.params
+	if f.smoke && cmd == "ladder" {
+		p.Batches = []int{128} // run one variant of steps 9 and up: smoke sizes set every batch to 16
 	}
-	ladder.ReductionRow = *f.row
-	if steps, err = ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *f.k), ids); err != nil {
+	steps = ladder.Ladder(p)
+	if f.smoke {
+		for i := range steps {
+			steps[i] = steps[i].Smoke()
+		}
+	}
+	if steps, err = ladder.Select(steps, ids); err != nil {
 		err = usageError{err}
 		return
 	}
-	if steps, err = ladder.WithFormulation(steps, *f.model); err != nil {
+	if steps, err = ladder.WithFormulation(steps, f.formulation); err != nil {
 		err = usageError{err}
 		return
 	}
-	opt = ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: *f.warmup, Steps: *f.timed}
+	opt = f.opt
 	nTrain := 0
-	if *f.smoke {
-		steps, opt = ladder.Smoke(steps)
+	if f.smoke {
+		smokeOpt := ladder.SmokeOptions()
+		opt.Warmup, opt.Steps = smokeOpt.Warmup, smokeOpt.Steps
 		nTrain = ladder.SmokeTrainImages
 	}
 	opt.Progress = os.Stderr
-	trainSet, _, err = loadData(*f.dataDir, false, nTrain, 100)
+	trainSet, _, err = loadData(f.dataDir, false, nTrain, 100)
 	return
 }

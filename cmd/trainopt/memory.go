@@ -46,7 +46,7 @@ func cmdMemory(args []string) error {
 	if len(steps) < 2 {
 		return usageError{fmt.Errorf("memory: step %s has one batch size; use step 9 or 10 with -batches of two or more sizes", *stepID)}
 	}
-	opt.Warmup, opt.Steps = 0, max(1, steps[0].Train.StepsPerCall) // one call after the compiling one
+	opt.Warmup, opt.Steps = 0, max(1, steps[0].StepsPerCall) // one call after the compiling one
 	limit := int64(*limitGB * 1e9)
 	if limit <= 0 {
 		dm, err := profile.DeviceMemory(choice.Backend, 0)
@@ -63,7 +63,7 @@ func cmdMemory(args []string) error {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if profile.IsOutOfMemory(err) {
 			return fmt.Errorf("memory: batch %d, a point of the fit, does not fit in the allocator's %.2f GB: "+
-				"give smaller -batches (%w)", s.Train.Batch, float64(limit)/1e9, err)
+				"give smaller -batches (%w)", s.Batch, float64(limit)/1e9, err)
 		}
 		if err != nil {
 			return err
@@ -72,20 +72,20 @@ func cmdMemory(args []string) error {
 		if !ok {
 			return fmt.Errorf("memory: %s reports no compiled memory statistics; the memory model needs the XLA backend", choice.Backend)
 		}
-		points = append(points, profile.BatchMemory{Batch: s.Train.Batch, Bytes: total})
+		points = append(points, profile.BatchMemory{Batch: s.Batch, Bytes: total})
 		fmt.Fprintf(os.Stderr, "memory: step %s compiled to %.2f GB\n", s.ID, float64(total)/1e9)
 	}
 	base := steps[0]
-	id := strings.Split(base.ID, "@")[0]
+	id := ladder.StepID{Rung: base.ID.Rung, Formulation: base.ID.Formulation} // the step at any batch
 	atBatch := func(batch int) string { // the step's name, at another batch size
-		return strings.Replace(base.Name, fmt.Sprintf("batch %d", base.Train.Batch), fmt.Sprintf("batch %d", batch), 1)
+		return strings.Replace(base.Name, fmt.Sprintf("batch %d", base.Batch), fmt.Sprintf("batch %d", batch), 1)
 	}
 	var try func(batch int) error // nil: predict only
 	if *verify {
 		try = func(batch int) error {
 			s := base
-			s.ID, s.Name = fmt.Sprintf("%s@%d", id, batch), atBatch(batch)
-			s.Train.Batch, s.Feed.Batch = batch, batch
+			s.ID, s.Name, s.Batch = id, atBatch(batch), batch
+			s.ID.Batch = batch
 			fmt.Fprintf(os.Stderr, "memory: trying batch %d…\n", batch)
 			_, err := ladder.Run(choice.Backend, s, trainSet, opt)
 			return err
@@ -109,7 +109,7 @@ func cmdMemory(args []string) error {
 		Backend string                `json:"backend"`
 		Step    string                `json:"step"`
 		Check   profile.MaxBatchCheck `json:"check"`
-	}{choice.String(), id, check}, "", "  ")
+	}{choice.String(), id.String(), check}, "", "  ")
 	if err != nil {
 		return err
 	}

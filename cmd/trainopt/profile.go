@@ -27,7 +27,7 @@ func cmdProfile(args []string) error {
 		return err
 	}
 	step := &steps[0] // "10" names every 10@batch: the first
-	if *lf.smoke {
+	if lf.smoke {
 		opt.Steps, *capture = min(opt.Steps, 10), min(*capture, 3)
 	}
 
@@ -97,8 +97,8 @@ func cmdProfile(args []string) error {
 	report.Memory = mem
 	report.Recommend()
 	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"), step.ID)))
-	if *lf.smoke {
-		dir = filepath.Join(*out, "smoke-step"+safeName(step.ID))
+	if lf.smoke {
+		dir = filepath.Join(*out, "smoke-step"+safeName(step.ID.String()))
 	}
 	if err := report.WriteFiles(dir); err != nil {
 		return err

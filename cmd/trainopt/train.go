@@ -4,53 +4,28 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
-	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
-
-var inputs = map[string]struct {
-	input  train.Input
-	format pipeline.Format
-}{
-	"host-f32":      {train.InputFloat32, pipeline.Float32},
-	"host-u8":       {train.InputUint8, pipeline.Uint8},
-	"device-resize": {train.InputUint8Small, pipeline.Uint8Small},
-	"device-data":   {train.InputDeviceData, pipeline.Uint8Small},
-}
 
 func cmdTrain(args []string) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	dataDir := fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
 	real := fs.Bool("real", false, "fail instead of falling back to synthetic data")
-	batch := fs.Int("batch", 128, "batch size")
-	prec := fs.String("precision", "bf16", "f32, f16 (mixed, dynamic loss scaling) or bf16 (mixed)")
+	// The defaults: rung 7 (batches resized on the device, all cores loading, the upload overlapped) in bfloat16.
+	cfg := ladder.Rung(7)
+	cfg.Precision = train.BF16
+	cfg.RegisterFlags(fs)
 	steps := fs.Int("steps", 200, "timed training steps (after the first, compiling, step and the warm-up)")
 	epochs := fs.Float64("epochs", 0, "train this many epochs instead of -steps (timed steps = epochs × images ÷ batch)")
 	warmup := fs.Int("warmup", 10, "steps between the first call and the timed window")
-	size := fs.Int("size", 224, "image side after resizing (224 in the tutorial)")
-	width := fs.Float64("width", 1.0, "MobileNetV2 width multiplier (1.0 = torchvision's model)")
-	input := fs.String("input", "device-resize", "host-f32 | host-u8 | device-resize | device-data")
-	workers := fs.Int("workers", runtime.NumCPU(), "host loader goroutines (0 = build each batch when needed)")
-	k := fs.Int("k", 1, "training steps per Execute (device-data only)")
-	lr := fs.Float64("lr", 0.001, "SGD learning rate (momentum 0.9)")
 	evalN := fs.Int("eval", 2000, "held-out images to evaluate at the end (0: skip)")
 	nTrain := fs.Int("train-images", 0, "use only the first N training images (0: all)")
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	p, err := train.ParsePrecision(*prec)
-	if err != nil {
-		return usageError{err}
-	}
-	in, ok := inputs[*input]
-	if !ok {
-		return usageError{fmt.Errorf("unknown -input %q: want host-f32, host-u8, device-resize or device-data", *input)}
 	}
 	choice, err := backend.Discover()
 	if err != nil {
@@ -64,19 +39,15 @@ func cmdTrain(args []string) error {
 		return usageError{fmt.Errorf("-epochs must be ≥ 0, got %g", *epochs)}
 	}
 	if *epochs > 0 {
-		*steps = max(1, int(*epochs*float64(trainSet.Len())/float64(*batch)))
-		fmt.Fprintf(os.Stderr, "train: %g epochs of %d images at batch %d = %d steps\n", *epochs, trainSet.Len(), *batch, *steps)
+		*steps = max(1, int(*epochs*float64(trainSet.Len())/float64(cfg.Batch)))
+		fmt.Fprintf(os.Stderr, "train: %g epochs of %d images at batch %d = %d steps\n", *epochs, trainSet.Len(), cfg.Batch, *steps)
 	}
-	cfg := train.DefaultConfig()
-	cfg.Precision, cfg.Batch, cfg.Input, cfg.StepsPerCall, cfg.LR = p, *batch, in.input, *k, *lr
-	step := ladder.Step{ID: "train", Name: fmt.Sprintf("%s batch %d, %s", p, *batch, in.input), Train: cfg,
-		Feed:      pipeline.Config{Format: in.format, Batch: *batch, Workers: *workers, Upload: *workers > 0},
-		SyncEvery: 1}
-	model := mobilenet.Default()
-	model.Width = *width
+	step := cfg
+	step.ID, step.Name, step.Why = ladder.StepID{Rung: "train"}, fmt.Sprintf("%s batch %d, %s", cfg.Precision, cfg.Batch, cfg.Input), ""
+	p := cfg.Precision
 	var accuracy float64 = -1
-	opt := ladder.Options{Model: model, ImageSize: *size, Warmup: *warmup, Steps: *steps, Progress: os.Stderr,
-		OnTrainer: func(_ ladder.Step, tr *train.Trainer, _ *ladder.Result) {
+	opt := ladder.Options{Warmup: *warmup, Steps: *steps, Progress: os.Stderr,
+		OnTrainer: func(_ ladder.Config, tr *train.Trainer, _ *ladder.Result) {
 			if *evalN > 0 {
 				n := min(*evalN, testSet.Len())
 				acc, err := tr.Evaluate(testSet.Images[:n*cifar.ImageSize], testSet.Labels[:n], n)

@@ -61,8 +61,8 @@ func TestRoot(t *testing.T) {
 }
 
 func TestResolveID(t *testing.T) {
-	smoke := &Session{Smoke: true, Steps: ladder.Ladder(2, []int{128}, 1)}
-	gpu := &Session{Steps: ladder.Ladder(16, gpuBatches, gpuK)}
+	smoke := &Session{Smoke: true, Steps: ladder.Plan(ladderParams(2, 1), true)}
+	gpu := &Session{Steps: ladder.Plan(ladderParams(16, ladder.DefaultParams().StepsPerCall), false)}
 	for _, c := range []struct {
 		s          *Session
 		id, want   string
@@ -80,7 +80,9 @@ func TestResolveID(t *testing.T) {
 		{smoke, "13@512", "13", true, false},
 		{gpu, "14", "14@128", false, false},
 		{gpu, "15", "", false, true},
-		{smoke, "10@x", "10", true, false},
+		{smoke, "10@x", "", false, true}, // not a step ID: the batch after @ is a number
+		{gpu, "13+dw-input-grad=phases", "13@128+dw-input-grad=phases", false, false},
+		{smoke, "13@512+dw-input-grad=phases", "13+dw-input-grad=phases", true, false},
 	} {
 		st, note, err := c.s.ResolveID(c.id)
 		if c.wantFailed {
@@ -89,14 +91,20 @@ func TestResolveID(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || st.ID != c.want || (note != "") != c.wantNote {
+		if err != nil || st.ID.String() != c.want || (note != "") != c.wantNote {
 			t.Errorf("ResolveID(%q) smoke=%v = %q, note %q, %v; want %q (note: %v)", c.id, c.s.Smoke, st.ID, note, err, c.want, c.wantNote)
 		}
 	}
 }
 
+func ladderParams(workers, k int) ladder.Params {
+	p := ladder.DefaultParams()
+	p.WorkersMax, p.StepsPerCall = workers, k
+	return p
+}
+
 func TestMergeResultKeepsLadderOrder(t *testing.T) {
-	steps := ladder.Ladder(2, []int{128}, 1)
+	steps := ladder.Plan(ladderParams(2, 1), true)
 	f := &ladder.File{}
 	for i, id := range []string{"6", "1", "10", "5b", "1"} {
 		mergeResult(f, steps, ladder.Result{ID: id, SamplesPerSec: float64(i)})

@@ -128,16 +128,18 @@ func readRecordedProfiles(root, name string, each func(dir string, data []byte) 
 	return bad
 }
 
-// profileMatches reports whether a profile's step is one of ids (by ID or ID before "@"; "10-256" from the folder
-// name matches "10@256").
+// profileMatches reports whether a profile's step is one that ids name ([ladder.StepID.Matches]; the folder
+// name's "10-256" is step 10@256).
 func profileMatches(p RecordedProfile, ids []string) bool {
 	if len(ids) == 0 {
 		return true
 	}
-	id := strings.Replace(p.StepID, "-", "@", 1)
-	base, _, _ := strings.Cut(id, "@")
-	for _, w := range ids {
-		if w == id || w == base {
+	got, err := ladder.ParseStepID(strings.Replace(p.StepID, "-", "@", 1))
+	if err != nil {
+		return false
+	}
+	for _, id := range ids {
+		if w, err := ladder.ParseStepID(id); err == nil && w.Matches(got) {
 			return true
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -14,14 +13,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
-)
-
-// GPU-size settings, as the `ladder` command uses them.
-var (
-	gpuBatches = []int{128, 256, 512}
-	gpuK       = 10
 )
 
 // Session is what one cell needs to run ladder steps: the backend, the mode, the ladder at that mode's sizes.
@@ -30,7 +22,7 @@ type Session struct {
 	Choice *backend.Choice
 	// Smoke: no GPU (or TRAINOPT_NB_SMOKE=1): the ladder's smoke sizes on whatever backend was found.
 	Smoke   bool
-	Steps   []ladder.Step // the ladder at this mode's sizes
+	Steps   []ladder.Config // the ladder at this mode's sizes
 	Options ladder.Options
 	NTrain  int // training images to use (0: all)
 	// Notes are the things the mode changes, said once per cell.
@@ -49,19 +41,15 @@ func NewSession() (*Session, error) {
 		return nil, err
 	}
 	s := &Session{Root: root, Choice: choice, Smoke: !choice.IsGPU || envTrue(EnvSmoke)}
-	k := gpuK
-	batches := gpuBatches
+	p := ladder.DefaultParams()
 	if !train.IsXLA(choice.Backend) {
-		k = 1
+		p.StepsPerCall = 1
 		s.Notes = append(s.Notes, fmt.Sprintf("step 10 runs 1 step per Execute on %s: its While loop cannot hold a gradient there yet", choice.Kind))
 	}
+	s.Steps = ladder.Plan(p, s.Smoke)
+	s.Options = ladder.DefaultOptions()
 	if s.Smoke {
-		batches = []int{128} // one variant of steps 9 and up; Smoke sets every batch to 16
-	}
-	s.Steps = ladder.Ladder(runtime.NumCPU(), batches, k)
-	s.Options = ladder.Options{Model: mobilenet.Default(), ImageSize: 224, Warmup: 10, Steps: 60}
-	if s.Smoke {
-		s.Steps, s.Options = ladder.Smoke(s.Steps) // 3 warm-up + 30 timed steps: enough to see the loss fall
+		s.Options = ladder.SmokeOptions() // enough steps to see the loss fall
 		s.NTrain = ladder.SmokeTrainImages
 		why := "no GPU"
 		if choice.IsGPU {
@@ -69,7 +57,7 @@ func NewSession() (*Session, error) {
 		}
 		s.Notes = append(s.Notes, fmt.Sprintf("SMOKE SIZES (%s): MobileNetV2 width %.2f at %d px, every step at batch 16 "+
 			"(whatever its name says), %d training images — this shows that each step runs and trains, NOT how fast it "+
-			"is; the GPU's recorded numbers are shown beside it", why, s.Options.Model.Width, s.Options.ImageSize, s.NTrain))
+			"is; the GPU's recorded numbers are shown beside it", why, s.Steps[0].Model.Width, s.Steps[0].ImageSize, s.NTrain))
 	}
 	if s.Options.Warmup, err = envInt(EnvWarmup, s.Options.Warmup); err != nil {
 		return nil, err
@@ -86,7 +74,7 @@ func (s *Session) Mode() string {
 	if s.Smoke {
 		return fmt.Sprintf("mode: NO-GPU SMOKE RUN on %s — MobileNetV2 width %.2f, %d px, batch 16, %d warm-up + %d timed steps: "+
 			"checks that every step runs and trains; its speed means nothing. Recorded H200 results are shown beside.",
-			s.Choice.Device, s.Options.Model.Width, s.Options.ImageSize, s.Options.Warmup, s.Options.Steps)
+			s.Choice.Device, s.Steps[0].Model.Width, s.Steps[0].ImageSize, s.Options.Warmup, s.Options.Steps)
 	}
 	return fmt.Sprintf("mode: GPU RUN on %s — the tutorial's sizes (MobileNetV2 at 224 px), %d warm-up + %d timed steps per run",
 		s.Choice.Device, s.Options.Warmup, s.Options.Steps)
@@ -94,30 +82,35 @@ func (s *Session) Mode() string {
 
 // ResolveID maps a notebook's step ID to one of this session's ladder steps: on a GPU a bare "9" to "13" (any step
 // with batch variants) is the batch-128 variant; at smoke sizes every "@batch" variant is the one smoke variant
-// (batch 16).
-func (s *Session) ResolveID(id string) (ladder.Step, string, error) {
-	want := id
-	note := ""
-	base, batch, hasBatch := strings.Cut(id, "@")
-	if s.Smoke && hasBatch {
-		want = base
-		note = fmt.Sprintf("smoke sizes run every batch variant at batch 16: %s runs as %s", id, base)
+// (batch 16). A "+formulation" suffix is applied on top (an experiment, [ladder.Config.WithFormulation]).
+func (s *Session) ResolveID(id string) (ladder.Config, string, error) {
+	want, err := ladder.ParseStepID(id)
+	if err != nil {
+		return ladder.Config{}, "", err
 	}
-	if variant := base + "@" + fmt.Sprint(gpuBatches[0]); !s.Smoke && !hasBatch &&
-		slices.ContainsFunc(s.Steps, func(st ladder.Step) bool { return st.ID == variant }) {
+	formulation := want.Formulation
+	want.Formulation = ""
+	note := ""
+	if s.Smoke && want.Batch > 0 {
+		note = fmt.Sprintf("smoke sizes run every batch variant at batch 16: %s runs as %s", id, want.Rung)
+		want.Batch = 0
+	}
+	variant := want
+	variant.Batch = ladder.DefaultParams().Batches[0]
+	if !s.Smoke && want.Batch == 0 && slices.ContainsFunc(s.Steps, func(c ladder.Config) bool { return c.ID == variant }) {
 		want = variant
 	}
-	_ = batch
-	for _, st := range s.Steps {
-		if st.ID == want {
-			return st, note, nil
+	for _, c := range s.Steps {
+		if c.ID == want {
+			c, err := c.WithFormulation(formulation)
+			return c, note, err
 		}
 	}
 	var ids []string
-	for _, st := range s.Steps {
-		ids = append(ids, st.ID)
+	for _, c := range s.Steps {
+		ids = append(ids, c.ID.String())
 	}
-	return ladder.Step{}, "", fmt.Errorf("unknown ladder step %q (this session's steps: %s)", id, strings.Join(ids, ", "))
+	return ladder.Config{}, "", fmt.Errorf("unknown ladder step %q (this session's steps: %s)", id, strings.Join(ids, ", "))
 }
 
 // DataDir is where the repository keeps CIFAR-10 (the `trainopt data` default).
@@ -163,7 +156,7 @@ func dataWords(set *cifar.Set) string {
 
 // Conditions are the results-file conditions of this session.
 func (s *Session) Conditions(set *cifar.Set) ladder.Conditions {
-	return ladder.NewConditions(s.Choice, set, s.Options, s.Smoke)
+	return ladder.NewConditions(s.Choice, set, s.Steps[0], s.Options, s.Smoke)
 }
 
 // Step is one measured run, a whole cell's work: it runs ladder step id (at smoke sizes without a GPU), adds the
@@ -179,15 +172,13 @@ func Step(id string) {
 // Experiment measures ladder step id with another formulation of the same network on top (the CLI's -model,
 // e.g. "dw-input-grad=phases"), recorded under its own ID ("13+dw-input-grad=phases") beside the ladder's steps.
 func Experiment(id, formulation string) {
-	if _, err := runStep(id, formulation); err != nil {
+	if _, err := RunStep(id + "+" + formulation); err != nil {
 		fail(err)
 	}
 }
 
 // RunStep is [Step] returning the result instead of ending the process on errors.
-func RunStep(id string) (*ladder.Result, error) { return runStep(id, "") }
-
-func runStep(id, formulation string) (*ladder.Result, error) {
+func RunStep(id string) (*ladder.Result, error) {
 	s, err := NewSession()
 	if err != nil {
 		return nil, err
@@ -195,13 +186,6 @@ func runStep(id, formulation string) (*ladder.Result, error) {
 	step, note, err := s.ResolveID(id)
 	if err != nil {
 		return nil, err
-	}
-	if formulation != "" {
-		experiment, err := ladder.WithFormulation([]ladder.Step{step}, formulation)
-		if err != nil {
-			return nil, err
-		}
-		step = experiment[0]
 	}
 	printf("%s\n", s.Mode())
 	for _, n := range s.Notes {
@@ -221,10 +205,10 @@ func runStep(id, formulation string) (*ladder.Result, error) {
 		return nil, err
 	}
 	if s.Smoke && note != "" {
-		if prev := findResult(runs, step.ID); prev != nil && prev.Error == "" {
+		if prev := findResult(runs, step.ID.String()); prev != nil && prev.Error == "" {
 			printf("step %s was measured already at these sizes (%s): not running it twice\n", step.ID, path)
 			printResult(*prev, cond)
-			showRuns(runs, step.ID)
+			showRuns(runs, step.ID.String())
 			return prev, nil
 		}
 	}
@@ -252,7 +236,7 @@ func runStep(id, formulation string) (*ladder.Result, error) {
 		printf("trained: loss %.3f → %.3f over %d losses read\n", res.LossFirst, res.LossLast, len(res.Losses))
 	}
 	printf("results so far: %s\n", path)
-	showRuns(runs, step.ID)
+	showRuns(runs, step.ID.String())
 	printRecommendations(res, s.Smoke)
 	return &res, nil
 }
@@ -370,12 +354,12 @@ func renameRuns(f *ladder.File, path string) error {
 }
 
 // mergeResult puts r in f (replacing an earlier result of the same step), in ladder order.
-func mergeResult(f *ladder.File, steps []ladder.Step, r ladder.Result) {
+func mergeResult(f *ladder.File, steps []ladder.Config, r ladder.Result) {
 	f.Results = slices.DeleteFunc(f.Results, func(x ladder.Result) bool { return x.ID == r.ID })
 	f.Results = append(f.Results, r)
 	order := map[string]int{}
 	for i, s := range steps {
-		order[s.ID] = i
+		order[s.ID.String()] = i
 	}
 	rank := func(id string) int {
 		if i, ok := order[id]; ok {

@@ -3,7 +3,6 @@ package nbutil
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
@@ -27,20 +26,22 @@ func show(what string, svg []byte, err error) {
 	displaySVG(svg)
 }
 
-// subset is a copy of f with only the results whose ID (or ID before "@") is in ids; all of them for no ids.
+// subset is a copy of f with only the results that one of ids names ([ladder.StepID.Matches]: "13" keeps
+// 13@512 and 13+dw-input-grad=phases); all of them for no ids.
 func subset(f *ladder.File, ids ...string) *ladder.File {
 	g := *f
 	if len(ids) == 0 {
 		return &g
 	}
-	want := map[string]bool{}
+	var want []ladder.StepID
 	for _, id := range ids {
-		want[id] = true
+		if w, err := ladder.ParseStepID(id); err == nil {
+			want = append(want, w)
+		}
 	}
 	g.Results = nil
 	for _, r := range f.Results {
-		base, _, _ := strings.Cut(r.ID, "@")
-		if want[r.ID] || want[base] {
+		if got, err := ladder.ParseStepID(r.ID); err == nil && len(want) > 0 && ladder.MatchesAny(want, got) {
 			g.Results = append(g.Results, r)
 		}
 	}

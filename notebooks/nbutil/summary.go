@@ -337,19 +337,8 @@ func showLeft(root string, files []RecordedFile) {
 	displayHTML(pick.Report.HTML())
 }
 
-// stepRank orders step IDs "1" < "5" < "5b" < "10" < "10-512".
+// stepRank orders profile folders' step IDs "1" < "5" < "5b" < "10" < "10-512" along the ladder.
 func stepRank(id string) float64 {
-	base, rest, _ := strings.Cut(strings.Replace(id, "@", "-", 1), "-")
-	n := 0.0
-	digits := strings.TrimRight(base, "abcdefghijklmnopqrstuvwxyz")
-	fmt.Sscan(digits, &n)
-	if len(digits) < len(base) {
-		n += 0.5
-	}
-	if rest != "" {
-		var b float64
-		fmt.Sscan(rest, &b)
-		n += b / 1e6
-	}
-	return n
+	s, _ := ladder.ParseStepID(strings.Replace(id, "-", "@", 1))
+	return s.Order()
 }

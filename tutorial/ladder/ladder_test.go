@@ -1,73 +1,136 @@
 package ladder
 
 import (
+	"flag"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
+	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
+func params(workers int, batches []int, k int) Params {
+	p := DefaultParams()
+	p.WorkersMax, p.Batches, p.StepsPerCall = workers, batches, k
+	return p
+}
+
 func TestLadderIsCumulative(t *testing.T) {
-	steps := Ladder(4, []int{128, 256}, 10)
+	steps := Ladder(params(4, []int{128, 256}, 10))
 	ids := []string{}
 	for _, s := range steps {
-		ids = append(ids, s.ID)
+		ids = append(ids, s.ID.String())
 	}
 	if got := strings.Join(ids, ","); got != "1,2,3,4,5,5b,6,7,8,9@128,10@128,11@128,12@128,13@128,14@128,9@256,10@256,11@256,12@256,13@256,14@256" {
 		t.Fatalf("steps %s", got)
 	}
 	s6, s10 := steps[6], steps[10]
-	if s6.Train.Precision != train.F16 || s6.Train.Batch != 128 || s6.Feed.Workers != 4 || !s6.Feed.Upload ||
-		s6.Train.Input != train.InputUint8 {
-		t.Errorf("step 6 does not carry steps 2-5: %+v %+v", s6.Train, s6.Feed)
+	if s6.Precision != train.F16 || s6.Batch != 128 || s6.Feed().Workers != 4 || !s6.Feed().Upload ||
+		s6.Input != train.InputUint8 || s6.Feed().Format != pipeline.Uint8 || s6.Feed().Batch != 128 {
+		t.Errorf("step 6 does not carry steps 2-5: %+v %+v", s6.Train(), s6.Feed())
 	}
-	if s10.Train.Precision != train.BF16 || s10.Train.StepsPerCall != 10 || s10.Train.Input != train.InputDeviceData {
-		t.Errorf("step 10@128: %+v", s10.Train)
+	if s10.Train().Precision != train.BF16 || s10.Train().StepsPerCall != 10 || s10.Train().Input != train.InputDeviceData {
+		t.Errorf("step 10@128: %+v", s10.Train())
 	}
 	base := mobilenet.Default()
-	if m := s10.ModelConfig(base); m != base {
+	if m := s10.Model; m != base {
 		t.Errorf("step 10 changes the model: %+v", m)
 	}
+	row := DefaultParams().ReductionRow
 	s11, s13 := steps[11], steps[13]
-	if m := s11.ModelConfig(base); m.ReductionRow != ReductionRow || m.Width != 1 || m.MaskedReLU6 || s11.Train != s10.Train {
-		t.Errorf("step 11@128 should only widen batch norm's rows: %+v %+v", m, s11.Train)
+	if m := s11.Model; m.ReductionRow != row || m.Width != 1 || m.MaskedReLU6 || s11.Train() != s10.Train() {
+		t.Errorf("step 11@128 should only widen batch norm's rows: %+v %+v", m, s11.Train())
 	}
-	if m := s13.ModelConfig(base); m.ReductionRow != ReductionRow || !m.MaskedReLU6 || !m.NormalizeFloat32 || s13.Train != s10.Train {
-		t.Errorf("step 13@128 does not carry steps 11 and 12: %+v %+v", m, s13.Train)
+	if m := s13.Model; m.ReductionRow != row || !m.MaskedReLU6 || !m.NormalizeFloat32 || s13.Train() != s10.Train() {
+		t.Errorf("step 13@128 does not carry steps 11 and 12: %+v %+v", m, s13.Train())
 	}
 	s14 := steps[14]
-	want := s13.ModelConfig(base)
+	want := s13.Model
 	want.StemChannels = 8
-	if m := s14.ModelConfig(base); m != want || s14.Train != s10.Train {
+	if m := s14.Model; m != want || s14.Train() != s10.Train() {
 		t.Errorf("step 14@128 should be step 13 with an 8-channel stem: %+v", m)
 	}
-	if s := steps[len(steps)-1]; s.ID != "14@256" || s.Train.Batch != 256 || s.ModelConfig(base) != want {
-		t.Errorf("last step %s: batch %d, model %+v", s.ID, s.Train.Batch, s.ModelConfig(base))
+	if s := steps[len(steps)-1]; s.ID.String() != "14@256" || s.Train().Batch != 256 || s.Model != want {
+		t.Errorf("last step %s: batch %d, model %+v", s.ID, s.Train().Batch, s.Model)
+	}
+}
+
+// TestRung: Rung(n) is rung n−1 plus its one edit, and the same configuration the ladder holds.
+func TestRung(t *testing.T) {
+	ladder := Ladder(params(DefaultParams().WorkersMax, []int{128}, 10))
+	for i, c := range ladder {
+		if c.ID.Rung == "5b" {
+			continue
+		}
+		n, _ := strconv.Atoi(c.ID.Rung)
+		if got := Rung(n); got != c {
+			t.Errorf("Rung(%d) = %+v, want the ladder's %+v", n, got, c)
+		}
+		if i > 0 && c.ID.Rung == "2" {
+			prev := ladder[i-1]
+			prev.Precision, prev.ID, prev.Name, prev.Why = train.F16, c.ID, c.Name, c.Why
+			if prev != c {
+				t.Errorf("rung 2 is not rung 1 with f16: %+v", c)
+			}
+		}
+	}
+	if Rung(6).Workers != DefaultParams().WorkersMax || !Rung(6).Upload {
+		t.Errorf("rung 6 should carry 5b's workers and add the upload: %+v", Rung(6))
+	}
+}
+
+func TestParseStepID(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want StepID
+	}{{"12", StepID{Rung: "12"}}, {"12@512", StepID{Rung: "12", Batch: 512}}, {"5b", StepID{Rung: "5b"}},
+		{"13@512+dw-input-grad=phases", StepID{Rung: "13", Batch: 512, Formulation: "dw-input-grad=phases"}},
+		{"13+relu6=clip,bn=f32", StepID{Rung: "13", Formulation: "relu6=clip,bn=f32"}}} {
+		got, err := ParseStepID(c.in)
+		if err != nil || got != c.want || got.String() != c.in {
+			t.Errorf("ParseStepID(%q) = %+v (%q), %v; want %+v", c.in, got, got.String(), err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "@512", "10@x", "10@0", "1 0"} {
+		if _, err := ParseStepID(bad); err == nil {
+			t.Errorf("ParseStepID(%q): no error", bad)
+		}
+	}
+	thirteen, _ := ParseStepID("13")
+	for _, got := range []string{"13", "13@512", "13+dw-input-grad=phases", "13@256+relu6=clip"} {
+		id, _ := ParseStepID(got)
+		if !thirteen.Matches(id) {
+			t.Errorf("13 does not match %s", got)
+		}
+	}
+	at512, _ := ParseStepID("13@512")
+	if other, _ := ParseStepID("13@256"); at512.Matches(other) || thirteen.Matches(StepID{Rung: "14"}) {
+		t.Error("13@512 matches 13@256, or 13 matches 14")
 	}
 }
 
 func TestWithFormulation(t *testing.T) {
-	steps := Ladder(2, []int{128}, 10)
+	steps := Ladder(params(2, []int{128}, 10))
 	out, err := WithFormulation(steps, "dw-kernel-grad=shifted,relu6=clip")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := mobilenet.Default()
 	for i, s := range out {
-		m := s.ModelConfig(base)
-		want := steps[i].ModelConfig(base)
+		m := s.Model
+		want := steps[i].Model
 		want.Depthwise.Kernel, want.MaskedReLU6 = mobilenet.KernelGradShiftedProducts, false
 		if m != want {
 			t.Errorf("step %s: model %+v, want %+v", s.ID, m, want)
 		}
-		if !strings.HasSuffix(s.Name, " [dw-kernel-grad=shifted,relu6=clip]") || s.ID != steps[i].ID+"+dw-kernel-grad=shifted,relu6=clip" {
+		if !strings.HasSuffix(s.Name, " [dw-kernel-grad=shifted,relu6=clip]") || s.ID.String() != steps[i].ID.String()+"+dw-kernel-grad=shifted,relu6=clip" {
 			t.Errorf("step %s (%q) does not say it is an experiment", s.ID, s.Name)
 		}
 	}
-	if steps[12].ModelConfig(base).MaskedReLU6 != true {
+	if steps[12].Model.MaskedReLU6 != true {
 		t.Error("WithFormulation changed the steps it was given")
 	}
 	if _, err := WithFormulation(steps, "relu6=fast"); err == nil || !strings.Contains(err.Error(), "clip, masked") {
@@ -79,13 +142,39 @@ func TestWithFormulation(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
-	steps := Ladder(2, []int{128, 256}, 10)
+	steps := Ladder(params(2, []int{128, 256}, 10))
 	sel, err := Select(steps, "1,10")
-	if err != nil || len(sel) != 3 || sel[1].ID != "10@128" || sel[2].ID != "10@256" {
+	if err != nil || len(sel) != 3 || sel[1].ID.String() != "10@128" || sel[2].ID.String() != "10@256" {
 		t.Fatalf("Select(1,10) = %v, %v", sel, err)
 	}
 	if _, err := Select(steps, "1,42"); err == nil || !strings.Contains(err.Error(), "42") {
 		t.Errorf("unknown step: want an error naming it, got %v", err)
+	}
+}
+
+// TestFlags: one registration turns a command line into a configuration, with the value's fields as defaults.
+func TestFlags(t *testing.T) {
+	cfg := Rung(7)
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	if err := fs.Parse([]string{"-precision", "bf16", "-input", "device-data", "-batch", "256", "-k", "4"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Precision != train.BF16 || cfg.Input != train.InputDeviceData || cfg.Batch != 256 || cfg.Train().StepsPerCall != 4 ||
+		cfg.Workers != Rung(7).Workers {
+		t.Errorf("parsed %+v", cfg)
+	}
+	if err := fs.Parse([]string{"-input", "pigeon"}); err == nil {
+		t.Error("-input pigeon parsed")
+	}
+	p := DefaultParams()
+	fs = flag.NewFlagSet("y", flag.ContinueOnError)
+	p.RegisterFlags(fs)
+	if fs.Lookup("batches").DefValue != "128,256,512" {
+		t.Errorf("-batches default %q", fs.Lookup("batches").DefValue)
+	}
+	if err := fs.Parse([]string{"-batches", "64,32", "-reduction-row", "0"}); err != nil || len(p.Batches) != 2 || p.ReductionRow != 0 {
+		t.Errorf("parsed %+v, %v", p, err)
 	}
 }
 

@@ -184,15 +184,16 @@ func (f *File) Tables() string {
 	return b.String()
 }
 
-// NewConditions records where and how a ladder run happens: the backend choice, the data, the model and the
-// measurement settings. The CLI and the notebooks both call it, so their results files read the same.
-func NewConditions(choice *backend.Choice, set *cifar.Set, opt Options, smoke bool) Conditions {
+// NewConditions records where and how a ladder run happens: the backend choice, the data, the model and image
+// size of the run's configurations (cfg is any of them: they share both), and the measurement settings. The CLI
+// and the notebooks both call it, so their results files read the same.
+func NewConditions(choice *backend.Choice, set *cifar.Set, cfg Config, opt Options, smoke bool) Conditions {
 	return Conditions{
 		Date: time.Now().UTC().Format("2006-01-02"), GPU: choice.Device, Backend: choice.String(),
 		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: set.Source,
-		Synthetic: set.Synthetic, HostCores: runtime.NumCPU(), ImageSize: opt.ImageSize,
-		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", opt.Model.Width,
-			mobilenet.New(opt.Model).NumTrainable()),
+		Synthetic: set.Synthetic, HostCores: runtime.NumCPU(), ImageSize: cfg.ImageSize,
+		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", cfg.Model.Width,
+			mobilenet.New(cfg.Model).NumTrainable()),
 		Warmup: opt.Warmup, TimedSteps: opt.Steps, Smoke: smoke, Driver: DriverVersion()}
 }
 

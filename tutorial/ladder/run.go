@@ -19,11 +19,9 @@ import (
 
 // Options are the measurement settings shared by every step.
 type Options struct {
-	Model     mobilenet.Config
-	ImageSize int // 224; smaller for CPU smoke runs
-	Warmup    int // steps after the first (compiling) call before the timed window
-	Steps     int // timed steps (≥ 50 for reported numbers)
-	Progress  io.Writer
+	Warmup   int // steps after the first (compiling) call before the timed window
+	Steps    int // timed steps (≥ 50 for reported numbers)
+	Progress io.Writer
 	// ProgressEvery is the interval between progress lines in the timed window (default 5 s).
 	ProgressEvery time.Duration
 	// Window, if set, is called when the timed window starts; the function it returns when it ends (e.g. an
@@ -35,11 +33,17 @@ type Options struct {
 	// Trainers, if set, keeps the last step's trainer (its state and compiled executables) by training
 	// configuration: a later step with the same configuration — steps 4, 5, 5b and 6 only change the host
 	// pipeline — reuses it instead of compiling (and autotuning) the same XLA program again.
-	Trainers map[string]*train.Trainer
+	Trainers map[TrainerKey]*train.Trainer
 	// OnTrainer, if set, is called with each step's trainer after its timed window (memory statistics,
 	// profiling).
-	OnTrainer func(Step, *train.Trainer, *Result)
+	OnTrainer func(Config, *train.Trainer, *Result)
 }
+
+// DefaultOptions are the measurement the README reports: 10 warm-up steps, then 60 timed ones.
+func DefaultOptions() Options { return Options{Warmup: 10, Steps: 60} }
+
+// SmokeOptions are the measurement at smoke sizes: enough steps to see the loss fall.
+func SmokeOptions() Options { return Options{Warmup: 3, Steps: 25} }
 
 // Result is one step's measurement. Times are per training step (a call of K steps counts K).
 type Result struct {
@@ -90,21 +94,20 @@ type Result struct {
 func (r Result) FirstExecutionS() float64 { return r.FirstCallS - r.CompileS }
 
 // Run measures one step on the backend with the training set.
-func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res Result, err error) {
-	cfg := step.Train
-	cfg.ImageSize = opt.ImageSize
-	feed := step.Feed
-	feed.Size = opt.ImageSize
-	res = Result{ID: step.ID, Name: step.Name, Why: step.Why, Precision: string(cfg.Precision), Batch: cfg.Batch,
+func Run(backend compute.Backend, step Config, set *cifar.Set, opt Options) (res Result, err error) {
+	cfg := step.Train()
+	feed := step.Feed()
+	id := step.ID.String()
+	res = Result{ID: id, Name: step.Name, Why: step.Why, Precision: string(cfg.Precision), Batch: cfg.Batch,
 		StepsPerCall: cfg.StepsPerCall, Input: cfg.Input.String(), Workers: feed.Workers}
 	logf := func(format string, args ...any) {
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, format, args...)
 		}
 	}
-	model := step.ModelConfig(opt.Model)
+	model := step.Model
 	res.ReductionRow, res.Formulation = model.ReductionRow, model.Formulation()
-	key := fmt.Sprintf("%+v|%+v", cfg, model)
+	key := step.TrainerKey()
 	tr, reused := opt.Trainers[key]
 	if !reused {
 		tr, err = train.NewTrainer(backend, mobilenet.New(model), cfg)
@@ -198,9 +201,9 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 	}
 
 	if reused {
-		logf("  step %s: %s — same XLA program as an earlier step: reusing its executable\n", step.ID, step.Name)
+		logf("  step %s: %s — same XLA program as an earlier step: reusing its executable\n", id, step.Name)
 	} else {
-		logf("  step %s: %s — compiling…\n", step.ID, step.Name)
+		logf("  step %s: %s — compiling…\n", id, step.Name)
 	}
 	_, skippedBefore, err := tr.ScalerState()
 	if err != nil {
@@ -215,7 +218,7 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		res.CompileS = tr.CompileTime().Seconds()
 	}
 	logf("  step %s: first call %.1fs (compile %.1fs + first execution %.1fs); warm-up %d steps, timing %d steps\n",
-		step.ID, res.FirstCallS, res.CompileS, res.FirstExecutionS(), opt.Warmup, opt.Steps)
+		id, res.FirstCallS, res.CompileS, res.FirstExecutionS(), opt.Warmup, opt.Steps)
 	for i := range calls(opt.Warmup) {
 		if err := one(false, i+1); err != nil {
 			return res, err
@@ -308,7 +311,7 @@ func Run(backend compute.Backend, step Step, set *cifar.Set, opt Options) (res R
 		opt.OnTrainer(step, tr, &res)
 	}
 	logf("  step %s: %.0f samples/s, step %.1f ms (p10 %.1f, p90 %.1f), loss %.3f → %.3f, skipped %d\n",
-		step.ID, res.SamplesPerSec, res.StepMedianMs, res.StepP10Ms, res.StepP90Ms, res.LossFirst, res.LossLast, skipped)
+		id, res.SamplesPerSec, res.StepMedianMs, res.StepP10Ms, res.StepP90Ms, res.LossFirst, res.LossLast, skipped)
 	return res, nil
 }
 
