@@ -32,7 +32,8 @@ func cmdLadder(args []string) error {
 	}
 	smoke := lf.smoke
 	if !smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
-		opt.Trainers = map[ladder.TrainerKey]*train.Trainer{}
+		opt.Trainers = ladder.NewTrainers()
+		defer opt.Trainers.Close()
 	}
 	file := &ladder.File{Conditions: ladder.NewConditions(choice, trainSet, steps[0], opt, smoke)}
 	if *torch != "" {
@@ -43,6 +44,11 @@ func cmdLadder(args []string) error {
 	failed := 0
 	var jsonPath, mdPath string
 	for _, s := range steps {
+		if opt.Trainers != nil {
+			// Only consecutive steps share a program (4, 5, 5b, 6): free the others' device memory first, so
+			// that the allocator's peak reads as this step's.
+			opt.Trainers.KeepOnly(s.TrainerKey())
+		}
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if err == nil && smoke {
 			err = res.Trained() // the smoke run's assertion: each step trained

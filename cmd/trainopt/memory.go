@@ -77,7 +77,7 @@ func cmdMemory(args []string) error {
 	}
 	base := steps[0]
 	id := ladder.StepID{Rung: base.ID.Rung, Formulation: base.ID.Formulation} // the step at any batch
-	atBatch := func(batch int) string { // the step's name, at another batch size
+	atBatch := func(batch int) string {                                       // the step's name, at another batch size
 		return strings.Replace(base.Name, fmt.Sprintf("batch %d", base.Batch), fmt.Sprintf("batch %d", batch), 1)
 	}
 	var try func(batch int) error // nil: predict only

@@ -2,6 +2,7 @@ package ladder
 
 import (
 	"flag"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -156,6 +157,7 @@ func TestSelect(t *testing.T) {
 func TestFlags(t *testing.T) {
 	cfg := Rung(7)
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	cfg.RegisterFlags(fs)
 	if err := fs.Parse([]string{"-precision", "bf16", "-input", "device-data", "-batch", "256", "-k", "4"}); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package ladder
 import (
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -30,10 +28,9 @@ type Options struct {
 	// After, if set, is called after the timed window with a function that runs n more steps of the same
 	// configuration (e.g. inside a profiler capture).
 	After func(runSteps func(n int) error) error
-	// Trainers, if set, keeps the last step's trainer (its state and compiled executables) by training
-	// configuration: a later step with the same configuration — steps 4, 5, 5b and 6 only change the host
-	// pipeline — reuses it instead of compiling (and autotuning) the same XLA program again.
-	Trainers map[TrainerKey]*train.Trainer
+	// Trainers, if set, is where Run looks for a trainer of the same compiled program before building one, and
+	// where it leaves the one it built; the caller owns them (see [Trainers]). Nil: Run closes its trainer.
+	Trainers *Trainers
 	// OnTrainer, if set, is called with each step's trainer after its timed window (memory statistics,
 	// profiling).
 	OnTrainer func(Config, *train.Trainer, *Result)
@@ -45,172 +42,50 @@ func DefaultOptions() Options { return Options{Warmup: 10, Steps: 60} }
 // SmokeOptions are the measurement at smoke sizes: enough steps to see the loss fall.
 func SmokeOptions() Options { return Options{Warmup: 3, Steps: 25} }
 
-// Result is one step's measurement. Times are per training step (a call of K steps counts K).
-type Result struct {
-	ID, Name, Why string
-	Precision     string `json:"precision"`
-	Batch         int    `json:"batch"`
-	StepsPerCall  int    `json:"steps_per_call"`
-	Input         string `json:"input"`
-	Workers       int    `json:"workers"`
-	// ReductionRow is the model's batch-norm row width (step 11 on; 0: the plain form).
-	ReductionRow int `json:"reduction_row,omitempty"`
-	// Formulation is how the model is computed, when it is not the plain form (mobilenet.Config.Formulation).
-	Formulation   string  `json:"formulation,omitempty"`
-	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
-	StepMedianMs  float64 `json:"step_median_ms"`
-	StepP10Ms     float64 `json:"step_p10_ms"`
-	StepP90Ms     float64 `json:"step_p90_ms"`
-	FirstCallS    float64 `json:"first_call_s"` // compile + autotune + first step
-	// CompileS is the compiling part of FirstCallS (0 when the executable was reused); the rest is the first
-	// execution.
-	CompileS float64 `json:"compile_s,omitempty"`
-	// ReusedExecutable: an earlier step compiled the same program; FirstCallS is then one plain step.
-	ReusedExecutable bool `json:"reused_executable,omitempty"`
-	// Split of the median step: waiting for the host pipeline, host→device copies on the critical path, the
-	// Execute call (device compute; go-xla waits for the device), and the rest (loss read-back, bookkeeping).
-	DataWaitMs float64 `json:"data_wait_ms"`
-	TransferMs float64 `json:"transfer_ms"`
-	ComputeMs  float64 `json:"compute_ms"`
-	OtherMs    float64 `json:"other_ms"`
-	// H2DBytesPerStep is what crosses the bus per step for the batch.
-	H2DBytesPerStep int       `json:"h2d_bytes_per_step"`
-	LossFirst       float64   `json:"loss_first"`       // the untrained model's loss (first call)
-	LossLast        float64   `json:"loss_last"`        // mean of the last 5 losses read
-	Losses          []float64 `json:"losses,omitempty"` // every loss read, from the first call on
-	LossScale       float64   `json:"loss_scale,omitempty"`
-	SkippedSteps    int       `json:"skipped_steps"`
-	// Compiled memory statistics of the step's executable, when the backend reports them (bytes).
-	Memory map[string]int64 `json:"memory,omitempty"`
-	// DevicePeakBytes is the PJRT allocator's peak bytes in use after the timed window: the process's high-water
-	// mark, so it is this configuration's peak only when it ran in a process of its own (or was the largest);
-	// torch.cuda.max_memory_allocated is the PyTorch counterpart. 0 when the backend does not report it.
-	DevicePeakBytes int64  `json:"device_peak_bytes,omitempty"`
-	Error           string `json:"error,omitempty"`
-}
-
-// FirstExecutionS is the part of the first call after compiling: module loading and, on the GPU, cuDNN building
-// its execution plans. For results written before CompileS was measured it is the whole first call.
-func (r Result) FirstExecutionS() float64 { return r.FirstCallS - r.CompileS }
-
-// Run measures one step on the backend with the training set.
-func Run(backend compute.Backend, step Config, set *cifar.Set, opt Options) (res Result, err error) {
-	cfg := step.Train()
-	feed := step.Feed()
-	id := step.ID.String()
-	res = Result{ID: id, Name: step.Name, Why: step.Why, Precision: string(cfg.Precision), Batch: cfg.Batch,
-		StepsPerCall: cfg.StepsPerCall, Input: cfg.Input.String(), Workers: feed.Workers}
+// Run measures one configuration on the backend with the training set: build (or reuse) its trainer and
+// input, then train.Loop does the first (compiling) call, the warm-up and the timed window, and the result is
+// what they measured.
+func Run(backend compute.Backend, c Config, set *cifar.Set, opt Options) (res Result, err error) {
+	res = c.result()
 	logf := func(format string, args ...any) {
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, format, args...)
 		}
 	}
-	model := step.Model
-	res.ReductionRow, res.Formulation = model.ReductionRow, model.Formulation()
-	key := step.TrainerKey()
-	tr, reused := opt.Trainers[key]
-	if !reused {
-		tr, err = train.NewTrainer(backend, mobilenet.New(model), cfg)
-		if err != nil {
-			return res, err
-		}
-		if opt.Trainers != nil {
-			// Only consecutive steps share a configuration (5, 5b, 6): free the others' device memory, so
-			// that the allocator's peak reads as this configuration's.
-			for k, other := range opt.Trainers {
-				other.Close()
-				delete(opt.Trainers, k)
-			}
-			opt.Trainers[key] = tr
-		} else {
-			defer tr.Close() // free its device memory now: the next step (or batch size) needs it
-		}
+	tr, reused, err := opt.Trainers.trainer(backend, c, set)
+	if err != nil {
+		return res, err
 	}
-	device := cfg.Input == train.InputDeviceData
-	if device {
-		res.Workers = 0 // no host pipeline: the dataset is on the device
+	if opt.Trainers == nil {
+		defer tr.Close() // free its device memory now: the next step (or batch size) needs it
 	}
-	var src *pipeline.Source
-	if device && !reused {
-		if err := tr.SetDeviceData(set.Images, set.Labels, set.Len()); err != nil {
-			return res, err
-		}
+	loop, closeFeed, err := newLoop(backend, c, tr, set)
+	if err != nil {
+		return res, err
 	}
-	if !device {
-		src, err = pipeline.New(set, feed, backend)
-		if err != nil {
-			return res, err
-		}
-		defer src.Close()
-		res.H2DBytesPerStep = feed.Bytes()
+	defer closeFeed()
+	if opt.Progress != nil {
+		loop.Progress(opt.Progress, opt.progressEvery())
 	}
-	k := cfg.StepsPerCall
-	sync := max(1, step.SyncEvery)
+	if opt.Window != nil {
+		loop.OnWindow(opt.Window)
+	}
+	if !c.DeviceData() {
+		res.H2DBytesPerStep = c.Feed().Bytes()
+	}
+	k := c.StepsPerCall
 	calls := func(steps int) int { return max(1, (steps+k-1)/k) }
-
-	type timing struct{ wait, transfer, compute, other, total time.Duration }
-	var timings []timing
-	var losses []float64
-	pending := []*tensors.Tensor{}
-	one := func(record bool, i int) error {
-		start := time.Now()
-		var t timing
-		var loss *tensors.Tensor
-		var stepErr error
-		if device {
-			t0 := time.Now()
-			loss, stepErr = tr.StepDevice()
-			t.compute = time.Since(t0)
-		} else {
-			b, err := src.Next()
-			if err != nil {
-				return err
-			}
-			t.wait = time.Since(start)
-			if !b.OnDevice {
-				t0 := time.Now()
-				if err := pipeline.Upload(backend, b.X, b.Labels); err != nil {
-					return err
-				}
-				t.transfer = time.Since(t0)
-			}
-			t0 := time.Now()
-			loss, stepErr = tr.Step(b.X, b.Labels)
-			t.compute = time.Since(t0)
-		}
-		if stepErr != nil {
-			return stepErr
-		}
-		pending = append(pending, loss)
-		if (i+1)%sync == 0 {
-			for _, l := range pending { // reading the loss back: a device→host copy (and sync)
-				v, err := train.Loss(l)
-				if err != nil {
-					return err
-				}
-				losses = append(losses, v)
-			}
-			pending = pending[:0]
-		}
-		t.total = time.Since(start)
-		t.other = t.total - t.wait - t.transfer - t.compute
-		if record {
-			timings = append(timings, t)
-		}
-		return nil
-	}
-
 	if reused {
-		logf("  step %s: %s — same XLA program as an earlier step: reusing its executable\n", id, step.Name)
+		logf("  step %s: %s — same XLA program as an earlier step: reusing its executable\n", res.ID, c.Name)
 	} else {
-		logf("  step %s: %s — compiling…\n", id, step.Name)
+		logf("  step %s: %s — compiling…\n", res.ID, c.Name)
 	}
 	_, skippedBefore, err := tr.ScalerState()
 	if err != nil {
 		return res, err
 	}
 	t0 := time.Now()
-	if err := one(false, 0); err != nil {
+	if err := loop.Run(1); err != nil {
 		return res, err
 	}
 	res.FirstCallS, res.ReusedExecutable = time.Since(t0).Seconds(), reused
@@ -218,101 +93,62 @@ func Run(backend compute.Backend, step Config, set *cifar.Set, opt Options) (res
 		res.CompileS = tr.CompileTime().Seconds()
 	}
 	logf("  step %s: first call %.1fs (compile %.1fs + first execution %.1fs); warm-up %d steps, timing %d steps\n",
-		id, res.FirstCallS, res.CompileS, res.FirstExecutionS(), opt.Warmup, opt.Steps)
-	for i := range calls(opt.Warmup) {
-		if err := one(false, i+1); err != nil {
-			return res, err
-		}
+		res.ID, res.FirstCallS, res.CompileS, res.FirstExecutionS(), opt.Warmup, opt.Steps)
+	if err := loop.Run(calls(opt.Warmup)); err != nil {
+		return res, err
 	}
-	n := calls(opt.Steps)
-	var endWindow func()
-	if opt.Window != nil {
-		endWindow = opt.Window()
-	}
-	windowStart := time.Now()
-	lastReport := windowStart
-	for i := range n {
-		if err := one(true, i); err != nil {
-			return res, err
-		}
-		if time.Since(lastReport) > opt.progressEvery() {
-			lastReport = time.Now()
-			line := fmt.Sprintf("    step %d/%d  %.0f samples/s", (i+1)*k, n*k,
-				float64((i+1)*k*cfg.Batch)/time.Since(windowStart).Seconds())
-			if len(losses) > 0 {
-				line += fmt.Sprintf("  loss %.4f", losses[len(losses)-1])
-			}
-			if sc, skipped, err := tr.ScalerState(); err == nil && cfg.Precision.Scaled() {
-				line += fmt.Sprintf("  loss scale %g  skipped %d", sc.Scale, skipped)
-			}
-			logf("%s\n", line)
-		}
-	}
-	for _, l := range pending {
-		v, err := train.Loss(l)
-		if err != nil {
-			return res, err
-		}
-		losses = append(losses, v)
-	}
-	window := time.Since(windowStart)
-	if endWindow != nil {
-		endWindow()
-	}
-	res.SamplesPerSec = float64(n*k*cfg.Batch) / window.Seconds()
-
-	totals := make([]float64, len(timings))
-	for i, t := range timings {
-		totals[i] = t.total.Seconds() * 1e3 / float64(k)
-	}
-	res.StepMedianMs, res.StepP10Ms, res.StepP90Ms = quantile(totals, 0.5), quantile(totals, 0.1), quantile(totals, 0.9)
-	med := func(get func(timing) time.Duration) float64 {
-		v := make([]float64, len(timings))
-		for i, t := range timings {
-			v[i] = get(t).Seconds() * 1e3 / float64(k)
-		}
-		return quantile(v, 0.5)
-	}
-	res.DataWaitMs = med(func(t timing) time.Duration { return t.wait })
-	res.TransferMs = med(func(t timing) time.Duration { return t.transfer })
-	res.ComputeMs = med(func(t timing) time.Duration { return t.compute })
-	res.OtherMs = max(0, res.StepMedianMs-res.DataWaitMs-res.TransferMs-res.ComputeMs)
-	res.Losses = losses
-	if len(losses) > 0 {
-		// The first loss is the untrained model's (the compiling call); the last is averaged over 5 reads.
-		res.LossFirst, res.LossLast = losses[0], mean(losses[max(0, len(losses)-5):])
-	}
-	sc, skipped, err := tr.ScalerState()
+	window, err := loop.TimeWindow(calls(opt.Steps))
 	if err != nil {
 		return res, err
 	}
-	if cfg.Precision.Scaled() {
-		res.LossScale = sc.Scale
+	res.measured(window, k, c.Batch)
+	skipped, err := res.trained(loop.Losses, tr, skippedBefore)
+	if err != nil {
+		return res, err
 	}
-	res.SkippedSteps = skipped - skippedBefore
 	res.Memory = compiledMemory(tr)
 	if dm, err := profile.DeviceMemory(backend, 0); err == nil && dm.PeakBytesInUse > 0 {
 		res.DevicePeakBytes = dm.PeakBytesInUse
 	}
 	if opt.After != nil {
-		err := opt.After(func(steps int) error {
-			for i := range calls(steps) {
-				if err := one(false, i); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := opt.After(func(steps int) error { return loop.Run(calls(steps)) }); err != nil {
 			return res, err
 		}
 	}
 	if opt.OnTrainer != nil {
-		opt.OnTrainer(step, tr, &res)
+		opt.OnTrainer(c, tr, &res)
 	}
 	logf("  step %s: %.0f samples/s, step %.1f ms (p10 %.1f, p90 %.1f), loss %.3f → %.3f, skipped %d\n",
-		id, res.SamplesPerSec, res.StepMedianMs, res.StepP10Ms, res.StepP90Ms, res.LossFirst, res.LossLast, skipped)
+		res.ID, res.SamplesPerSec, res.StepMedianMs, res.StepP10Ms, res.StepP90Ms, res.LossFirst, res.LossLast, skipped)
 	return res, nil
+}
+
+// result is a Result that describes c, before anything is measured.
+func (c Config) result() Result {
+	r := Result{ID: c.ID.String(), Name: c.Name, Why: c.Why, Precision: string(c.Precision), Batch: c.Batch,
+		StepsPerCall: c.StepsPerCall, Input: c.Input.String(), Workers: c.Workers,
+		ReductionRow: c.Model.ReductionRow, Formulation: c.Model.Formulation()}
+	if c.DeviceData() {
+		r.Workers = 0 // no host pipeline: the dataset is on the device
+	}
+	return r
+}
+
+// newLoop is the training loop of c over tr: fed by a host pipeline (whose Close is returned), or by the
+// device-resident dataset.
+func newLoop(backend compute.Backend, c Config, tr *train.Trainer, set *cifar.Set) (*train.Loop, func(), error) {
+	if c.DeviceData() {
+		return train.NewLoop(tr, nil, c.SyncEvery), func() {}, nil
+	}
+	src, err := pipeline.New(set, c.Feed(), backend)
+	if err != nil {
+		return nil, nil, err
+	}
+	next := func() (x, labels *tensors.Tensor, transfer time.Duration, err error) {
+		b, err := src.Next()
+		return b.X, b.Labels, b.Transfer, err
+	}
+	return train.NewLoop(tr, next, c.SyncEvery), src.Close, nil
 }
 
 func (o Options) progressEvery() time.Duration {
@@ -322,59 +158,54 @@ func (o Options) progressEvery() time.Duration {
 	return 5 * time.Second
 }
 
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	pos := q * float64(len(s)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(s)-1)
-	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
-}
+// Trainers keeps trainers by the compiled program they run ([TrainerKey]), so a later step with the same
+// program — rungs 4, 5, 5b and 6 only change the host pipeline — reuses one (its state and compiled
+// executables) instead of compiling and autotuning the same XLA program again. Run only adds to it; freeing
+// device memory is the owner's decision: [Trainers.KeepOnly] before a step whose allocator peak should read as
+// its own, [Trainers.Close] at the end.
+type Trainers struct{ m map[TrainerKey]*train.Trainer }
 
-func mean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
+// NewTrainers is an empty cache.
+func NewTrainers() *Trainers { return &Trainers{m: map[TrainerKey]*train.Trainer{}} }
 
-// compiledMemory is XLA's compiled memory statistics of the step (nil on other backends): what the executable's
-// arguments, outputs and temporaries take on the device, known before it runs.
-func compiledMemory(tr *train.Trainer) (mem map[string]int64) {
-	defer func() {
-		if r := recover(); r != nil { // statistics are a bonus: never lose a measured step over them
-			mem = nil
-		}
-	}()
-	g, err := tr.StepGraph()
-	if err != nil {
-		return nil
-	}
-	st, err := profile.CompiledMemory(g)
-	if err != nil {
-		return nil
-	}
-	d := st.Device
-	return map[string]int64{"arguments": d.Arguments, "outputs": d.Outputs, "aliases": d.Aliases,
-		"temporary": d.Temporary, "generated_code": d.GeneratedCode, "total": d.Total()}
-}
-
-// Trained checks that the step trained: every loss finite, and the last ones below the untrained model's.
-func (r Result) Trained() error {
-	if len(r.Losses) < 2 {
-		return fmt.Errorf("step %s: only %d losses read", r.ID, len(r.Losses))
-	}
-	for i, l := range r.Losses {
-		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return fmt.Errorf("step %s: loss %v at read %d", r.ID, l, i)
+// KeepOnly closes and forgets every trainer but the one for key.
+func (t *Trainers) KeepOnly(key TrainerKey) {
+	for k, tr := range t.m {
+		if k != key {
+			tr.Close()
+			delete(t.m, k)
 		}
 	}
-	if !(r.LossLast < r.LossFirst) {
-		return fmt.Errorf("step %s: loss did not fall (%.3f → %.3f)", r.ID, r.LossFirst, r.LossLast)
+}
+
+// Close closes and forgets every trainer.
+func (t *Trainers) Close() {
+	for k, tr := range t.m {
+		tr.Close()
+		delete(t.m, k)
 	}
-	return nil
+}
+
+// trainer returns the cached trainer for c, or a new one (with the dataset on the device where c needs it),
+// added to the cache when there is one.
+func (t *Trainers) trainer(backend compute.Backend, c Config, set *cifar.Set) (tr *train.Trainer, reused bool, err error) {
+	key := c.TrainerKey()
+	if t != nil {
+		if tr, ok := t.m[key]; ok {
+			return tr, true, nil
+		}
+	}
+	if tr, err = train.NewTrainer(backend, mobilenet.New(c.Model), key.Train); err != nil {
+		return nil, false, err
+	}
+	if c.DeviceData() {
+		if err := tr.SetDeviceData(set.Images, set.Labels, set.Len()); err != nil {
+			tr.Close()
+			return nil, false, err
+		}
+	}
+	if t != nil {
+		t.m[key] = tr
+	}
+	return tr, false, nil
 }

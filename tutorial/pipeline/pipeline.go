@@ -38,13 +38,15 @@ type Config struct {
 	Seed     uint64 // shuffling
 }
 
-// Batch is one batch, on the host or (Upload) already on the device.
+// Batch is one batch, on the device when the source has a backend, else on the host.
 type Batch struct {
 	X, Labels *tensors.Tensor
 	// Build is the host time spent making the batch (gather, resize, normalise); Upload the time its copy to the
-	// device took — both in a worker when Workers > 0, so they overlap the step and are not on its critical path.
-	Build, Upload time.Duration
-	OnDevice      bool
+	// device took in a worker (Upload with Workers > 0), so both overlap the step and are not on its critical
+	// path. Transfer is the time Next itself spent copying the batch to the device, on the caller's critical
+	// path: the copy a loop without overlapped uploads waits for.
+	Build, Upload, Transfer time.Duration
+	OnDevice                bool
 }
 
 // Source hands out batches forever (epoch after epoch, reshuffled, drop_last).
@@ -65,7 +67,8 @@ type result struct {
 	err error
 }
 
-// New starts a source over set. backend is needed when Upload is set.
+// New starts a source over set. With a backend every batch Next returns is on the device (uploaded by the workers
+// with Upload, else by Next); backend is needed when Upload is set.
 func New(set *cifar.Set, cfg Config, backend compute.Backend) (*Source, error) {
 	if cfg.Batch < 1 || cfg.Batch > set.Len() {
 		return nil, fmt.Errorf("pipeline: batch %d for a set of %d images", cfg.Batch, set.Len())
@@ -132,13 +135,26 @@ func (s *Source) indexBatches() func() []int {
 	}
 }
 
-// Next returns the next batch: built now (Workers == 0) or the first one a worker finished.
+// Next returns the next batch: built now (Workers == 0) or the first one a worker finished, copied to the device
+// now if no worker did and the source has a backend.
 func (s *Source) Next() (Batch, error) {
+	var b Batch
+	var err error
 	if s.cfg.Workers == 0 {
-		return s.build(s.next())
+		b, err = s.build(s.next())
+	} else {
+		r := <-s.out
+		b, err = r.b, r.err
 	}
-	r := <-s.out
-	return r.b, r.err
+	if err != nil || b.OnDevice || s.backend == nil {
+		return b, err
+	}
+	t := time.Now()
+	if err := Upload(s.backend, b.X, b.Labels); err != nil {
+		return b, err
+	}
+	b.Transfer, b.OnDevice = time.Since(t), true
+	return b, nil
 }
 
 // Close stops the workers.
