@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
@@ -68,7 +69,7 @@ func dropCudnnAlgos(file, list, out string) error {
 	if err != nil {
 		return dataError{fmt.Errorf("%s: %w", file, err)}
 	}
-	if err := os.WriteFile(out, kept, 0o644); err != nil {
+	if err := artifact.WriteFile(out, kept); err != nil {
 		return err
 	}
 	fmt.Printf("%s: dropped %d cuDNN entries that chose algo %s; %d bytes written to %s\n", file, n, list, len(kept), out)

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -128,18 +128,14 @@ func cmdResults(args []string) error {
 			if f.Reference, err = readTorch(*torch); err != nil {
 				return dataError{err}
 			}
-			data, err := json.MarshalIndent(f, "", "  ")
-			if err != nil {
-				return err
-			}
-			if err := plot.WriteFile(path, append(data, '\n')); err != nil {
+			if err := artifact.WriteJSON(path, f); err != nil {
 				return err
 			}
 		}
 		dir := filepath.Dir(path)
 		name := strings.TrimSuffix(filepath.Base(path), ".json")
 		md := filepath.Join(dir, name+".md")
-		if err := plot.WriteFile(md, []byte(f.Markdown())); err != nil {
+		if err := artifact.WriteFile(md, []byte(f.Markdown())); err != nil {
 			return err
 		}
 		charts, err := f.WriteChartsAs(dir, name)
@@ -171,7 +167,7 @@ func syncReadme(path string) error {
 		return nil
 	}
 	fmt.Printf("%s: %d results blocks regenerated\n", path, n)
-	return plot.WriteFile(path, []byte(out))
+	return artifact.WriteFile(path, []byte(out))
 }
 
 // ladderFlags are the flags that the ladder, profile and memory commands share: the ladder's parameters and the

@@ -5,15 +5,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 )
 
 // TestTrainSmoke runs `trainopt train` at a tiny size on the CPU (GOMLX_BACKEND=go): it must succeed.
 func TestTrainSmoke(t *testing.T) {
 	t.Setenv("GOMLX_BACKEND", "go")
+	summary := filepath.Join(t.TempDir(), "train-f32.json")
 	err := cmdTrain([]string{"-data", t.TempDir(), "-size", "48", "-width", "0.25", "-batch", "8", "-epochs", "0.5",
-		"-warmup", "1", "-eval", "16", "-train-images", "64", "-precision", "f32", "-workers", "1"})
+		"-warmup", "1", "-eval", "16", "-train-images", "64", "-precision", "f32", "-workers", "1", "-json", summary})
 	if code := report(err); code != exitOK {
 		t.Fatalf("train smoke: exit %d, err %v", code, err)
+	}
+	// What the notebooks read instead of the printed summary.
+	run, err := ladder.ReadTrainRun(summary)
+	if err != nil || run.Result.SamplesPerSec <= 0 || run.Result.Batch != 8 || run.Conditions.Revision == "" ||
+		run.Conditions.Precision != "f32" || run.Accuracy == nil || !strings.HasPrefix(run.Config, "f32 batch 8") {
+		t.Errorf("train summary file: %+v, %v", run, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -9,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
 
@@ -104,19 +103,13 @@ func cmdMemory(args []string) error {
 	date := time.Now().UTC().Format("2006-01-02")
 	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", id, atBatch(check.Predicted), choice.String(),
 		date, check.Markdown())
-	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-memory-step%s", choice.Device, date, id)))
-	data, err := json.MarshalIndent(struct {
-		Backend string                `json:"backend"`
-		Step    string                `json:"step"`
-		Check   profile.MaxBatchCheck `json:"check"`
-	}{choice.String(), id.String(), check}, "", "  ")
-	if err != nil {
+	dir := filepath.Join(*out, artifact.SafeName(fmt.Sprintf("%s-%s-memory-step%s", artifact.DeviceName(choice.Device), date, id)))
+	rec := profile.MaxBatchRecord{Conditions: ladder.NewConditions(choice, trainSet, base, opt, lf.smoke),
+		Backend: choice.String(), Step: id.String(), Check: check}
+	if err := artifact.WriteJSON(filepath.Join(dir, "memory.json"), rec); err != nil {
 		return err
 	}
-	if err := plot.WriteFile(filepath.Join(dir, "memory.json"), append(data, '\n')); err != nil {
-		return err
-	}
-	if err := plot.WriteFile(filepath.Join(dir, "memory.md"), []byte(md)); err != nil {
+	if err := artifact.WriteFile(filepath.Join(dir, "memory.md"), []byte(md)); err != nil {
 		return err
 	}
 	fmt.Print(md)

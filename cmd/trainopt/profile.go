@@ -1,14 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
@@ -61,15 +62,10 @@ func cmdProfile(args []string) error {
 		return err
 	}
 	report.Title = fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)
-	c := &report.Conditions
-	if c.Date == "" {
-		*c = profile.NewConditions()
-	}
-	c.GPU, c.Batch, c.Precision, c.Steps = choice.Device, res.Batch, res.Precision, *capture
-	c.Data = "real"
-	if trainSet.Synthetic {
-		c.Data = "synthetic"
-	}
+	c := ladder.NewConditions(choice, trainSet, *step, opt, lf.smoke)
+	c.Plugin, c.PJRTAPI = cmp.Or(report.Conditions.Plugin, c.Plugin), report.Conditions.PJRTAPI // the capture's
+	c.Batch, c.Precision, c.Steps = res.Batch, res.Precision, *capture
+	report.Conditions = c
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	report.Step = &profile.StepBreakdown{DataWait: ms(res.DataWaitMs), Transfer: ms(res.TransferMs),
 		Compute: ms(res.ComputeMs), Other: ms(res.OtherMs), Steps: 1}
@@ -96,9 +92,9 @@ func cmdProfile(args []string) error {
 	}
 	report.Memory = mem
 	report.Recommend()
-	dir := filepath.Join(*out, safeName(fmt.Sprintf("%s-%s-step%s", choice.Device, time.Now().UTC().Format("2006-01-02"), step.ID)))
+	dir := filepath.Join(*out, artifact.SafeName(fmt.Sprintf("%s-%s-step%s", artifact.DeviceName(choice.Device), c.Date, step.ID)))
 	if lf.smoke {
-		dir = filepath.Join(*out, "smoke-step"+safeName(step.ID.String()))
+		dir = filepath.Join(*out, "smoke-step"+artifact.SafeName(step.ID.String()))
 	}
 	if err := report.WriteFiles(dir); err != nil {
 		return err
@@ -106,13 +102,4 @@ func cmdProfile(args []string) error {
 	fmt.Print(report.Markdown())
 	fmt.Printf("\nprofile written to %s\n", dir)
 	return nil
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_' {
-			return r
-		}
-		return '-'
-	}, strings.ToLower(strings.TrimPrefix(s, "NVIDIA ")))
 }

@@ -24,6 +24,8 @@ func cmdTrain(args []string) error {
 	warmup := fs.Int("warmup", 10, "steps between the first call and the timed window")
 	evalN := fs.Int("eval", 2000, "held-out images to evaluate at the end (0: skip)")
 	nTrain := fs.Int("train-images", 0, "use only the first N training images (0: all)")
+	jsonPath := fs.String("json", "", "also write the summary as JSON to this file (ladder.TrainRun; the notebooks "+
+		"read assets/gpu-runs/*/train-*.json)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -63,7 +65,6 @@ func cmdTrain(args []string) error {
 		return err
 	}
 	fmt.Printf("summary: %s on %s (%s)\n", step.Name, choice.Device, dataKind(trainSet))
-	// The prefix up to the first "s" is what notebooks/nbutil reads back from recorded train logs.
 	fmt.Printf("  first call (compile + autotune + 1 step): %.1f s (compile %.1f s + first execution %.1f s)\n",
 		res.FirstCallS, res.CompileS, res.FirstExecutionS())
 	fmt.Printf("  throughput: %.0f samples/s; step %.2f ms median (p10 %.2f, p90 %.2f) over %d steps\n",
@@ -77,6 +78,17 @@ func cmdTrain(args []string) error {
 	fmt.Println()
 	if accuracy >= 0 {
 		fmt.Printf("  held-out accuracy: %.1f%% (%s)\n", 100*accuracy, dataKind(testSet))
+	}
+	if *jsonPath != "" {
+		run := &ladder.TrainRun{Conditions: ladder.NewConditions(choice, trainSet, step, opt, false), Config: step.Name,
+			Result: res}
+		run.Conditions.Batch, run.Conditions.Precision = step.Batch, string(step.Precision)
+		if accuracy >= 0 {
+			run.Accuracy = &accuracy
+		}
+		if err := run.Write(*jsonPath); err != nil {
+			return err
+		}
 	}
 	if nanLoss(res) {
 		return fmt.Errorf("training diverged: loss %v", res.LossLast)

@@ -13,17 +13,15 @@ import (
 
 // RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>-memory-step<ID>/.
 type RecordedMaxBatch struct {
-	Dir     string
-	Backend string                `json:"backend"`
-	Step    string                `json:"step"`
-	Check   profile.MaxBatchCheck `json:"check"`
+	Dir string
+	profile.MaxBatchRecord
 }
 
 // RecordedMaxBatches reads assets/profiles/*/memory.json (not smoke ones), newest folder name first.
 func RecordedMaxBatches(root string) (recs []RecordedMaxBatch, bad []string) {
 	bad = readRecordedProfiles(root, "memory.json", func(dir string, data []byte) error {
 		r := RecordedMaxBatch{Dir: dir}
-		if err := json.Unmarshal(data, &r); err != nil {
+		if err := json.Unmarshal(data, &r.MaxBatchRecord); err != nil {
 			return err
 		}
 		recs = append(recs, r)

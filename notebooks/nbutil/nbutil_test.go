@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
@@ -122,44 +123,11 @@ func TestMergeResultKeepsLadderOrder(t *testing.T) {
 }
 
 func TestRunsName(t *testing.T) {
-	if n := runsName(ladder.Conditions{Smoke: true, GPU: "CPU (2 cores)", Date: "2026-12-02"}); n != "smoke" {
+	if n := runsName(artifact.Conditions{Smoke: true, GPU: "CPU (2 cores)", Date: "2026-12-02"}); n != "smoke" {
 		t.Errorf("smoke runs file %q", n)
 	}
-	if n := runsName(ladder.Conditions{GPU: "NVIDIA H200", Date: "2026-12-02"}); n != "h200" {
+	if n := runsName(artifact.Conditions{GPU: "NVIDIA H200", Date: "2026-12-02"}); n != "h200" {
 		t.Errorf("GPU runs file %q, want h200 (one file per device, no date)", n)
-	}
-}
-
-const trainLog = `backend: xla:cuda (plugin /opt/x/xla_cuda_plugin.so) on NVIDIA H200 — GOMLX_BACKEND is set
-data: no CIFAR-10 in "data" — using SYNTHETIC class-dependent data generated in memory
-  step train: f16 batch 128, 32×32 uint8, resize+normalise on device — compiling…
-W1202 12:04:10.532992    2772 cuda_timer.cc:88] Delay kernel timed out
-    step 285/300  7272 samples/s  loss 0.0343  loss scale 16384  skipped 2
-summary: f16 batch 128, 32×32 uint8, resize+normalise on device on NVIDIA H200 (SYNTHETIC data)
-  first call (compile + autotune + 1 step): 64.2 s
-  throughput: 7262 samples/s; step 17.74 ms median (p10 16.78, p90 18.33) over 300 steps
-  step split: data wait 0.01 ms, transfer 0.00 ms, compute 17.18 ms, other 0.55 ms
-  loss: 2.3148 → 0.0409; loss scale 16384, 2 skipped steps
-`
-
-func TestParseTrainLog(t *testing.T) {
-	r, ok := ParseTrainLog(trainLog)
-	if !ok {
-		t.Fatal("no summary parsed")
-	}
-	want := TrainRun{Config: "f16 batch 128, 32×32 uint8, resize+normalise on device", GPU: "NVIDIA H200", Data: "SYNTHETIC data",
-		FirstCallS: 64.2, SamplesPerSec: 7262, StepMs: 17.74, P10Ms: 16.78, P90Ms: 18.33, Steps: 300, DataWaitMs: 0.01,
-		ComputeMs: 17.18, OtherMs: 0.55, LossFirst: 2.3148, LossLast: 0.0409, Skipped: 2}
-	if r != want {
-		t.Errorf("parsed\n%+v\nwant\n%+v", r, want)
-	}
-	// `trainopt train` now adds the compile/first-execution split after the first call; the parse keeps working.
-	split := strings.Replace(trainLog, "1 step): 64.2 s\n", "1 step): 64.2 s (compile 50.1 s + first execution 14.1 s)\n", 1)
-	if r, ok := ParseTrainLog(split); !ok || r != want {
-		t.Errorf("with the split: parsed %+v (ok %v), want %+v", r, ok, want)
-	}
-	if _, ok := ParseTrainLog("=== RUN TestDepthwise\n--- PASS\n"); ok {
-		t.Error("a test log parsed as a training run")
 	}
 }
 
@@ -191,7 +159,7 @@ func fakeAssets(t *testing.T, withRecorded bool) string {
 		}
 		return r
 	}
-	f := &ladder.File{Conditions: ladder.Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", ImageSize: 224, Model: "MobileNetV2",
+	f := &ladder.File{Conditions: artifact.Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", ImageSize: 224, Model: "MobileNetV2",
 		Versions: "go1.27.3", Synthetic: true},
 		Results:   []ladder.Result{res("1", 900, true), res("2", 700, true), res("10@256", 9000, false)},
 		Reference: []ladder.Reference{{Step: "10", Name: "torch.compile", Batch: 256, SamplesPerSec: 8000, PeakMemGB: 12}}}
@@ -205,7 +173,7 @@ func fakeAssets(t *testing.T, withRecorded bool) string {
 		t.Fatal(err)
 	}
 	write("assets/results/broken.json", "{")
-	rep := profile.Report{Title: "Profile of ladder step 1", Conditions: profile.Conditions{GPU: "NVIDIA H200", Date: "2026-12-02T12:00:00Z"},
+	rep := profile.Report{Title: "Profile of ladder step 1", Conditions: artifact.Conditions{GPU: "NVIDIA H200", Date: "2026-12-02T12:00:00Z"},
 		Recommendations: []profile.Recommendation{{Rule: "input-bound", Evidence: "waiting for data is 55% of the step", Advice: "more workers"}}}
 	js, err := rep.JSON()
 	if err != nil {
@@ -220,8 +188,14 @@ func fakeAssets(t *testing.T, withRecorded bool) string {
 		{"batch": 867, "fits": false, "predicted_bytes": 23620000000, "error": "Out of memory"}],
 		"largest_fit": 785, "smallest_fail": 867, "error_bound_pct": 4.96}}`)
 	write("assets/profiles/h200-2026-12-01-memory-step10/memory.json", "{")
-	write("assets/gpu-runs/2026-12-02-h200-train/train-f16.log", trainLog)
-	write("assets/gpu-runs/2026-12-02-h200-train/nvidia-smi.txt", "name, driver_version\nNVIDIA H200, 580.159.04\n")
+	train := ladder.TrainRun{Conditions: artifact.Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", Driver: "580.159.04",
+		Synthetic: true, TimedSteps: 300}, Config: "f16 batch 128, 32×32 uint8, resize+normalise on device",
+		Result: ladder.Result{ID: "train", Batch: 128, SamplesPerSec: 7262, StepMedianMs: 17.74, StepP10Ms: 16.78,
+			StepP90Ms: 18.33, FirstCallS: 64.2, ComputeMs: 17.18, LossFirst: 2.3148, LossLast: 0.0409, SkippedSteps: 2}}
+	if err := train.Write(filepath.Join(root, "assets/gpu-runs/2026-12-02-h200-train/train-f16.json")); err != nil {
+		t.Fatal(err)
+	}
+	write("assets/gpu-runs/2026-12-02-h200-train/train-f16.log", "summary: f16 batch 128 … (a log: not read)\n")
 	write("assets/gpu-runs/2026-12-02-h200-train/depthwise.log", "--- PASS\n")
 	return root
 }
@@ -241,7 +215,8 @@ func TestRecordedReaders(t *testing.T) {
 		t.Error("profileMatches")
 	}
 	runs := RecordedTrain(root)
-	if len(runs) != 1 || runs[0].Date != "2026-12-02" || runs[0].Driver != "580.159.04" {
+	if len(runs) != 1 || runs[0].Conditions.Date != "2026-12-02" || runs[0].Conditions.Driver != "580.159.04" ||
+		runs[0].Result.SamplesPerSec != 7262 {
 		t.Errorf("RecordedTrain: %+v", runs)
 	}
 }
@@ -306,7 +281,7 @@ func TestShowSummaryAndCompileTimes(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	t.Setenv(EnvRuns, runs)
 	t.Setenv(EnvRoot, root)
-	local := &ladder.File{Conditions: ladder.Conditions{GPU: "CPU (2 cores)", Smoke: true, Date: "2026-12-02"},
+	local := &ladder.File{Conditions: artifact.Conditions{GPU: "CPU (2 cores)", Smoke: true, Date: "2026-12-02"},
 		Results: []ladder.Result{{ID: "1", SamplesPerSec: 40, StepMedianMs: 400, ComputeMs: 390, DataWaitMs: 10, FirstCallS: 0.5},
 			{ID: "8", SamplesPerSec: 50, StepMedianMs: 320, ComputeMs: 320, FirstCallS: 1.1}}}
 	if _, _, err := local.Write(runs); err != nil {
@@ -338,7 +313,7 @@ func TestShowSummaryAndCompileTimes(t *testing.T) {
 
 func TestGroupRecorded(t *testing.T) {
 	file := func(date string, ids ...string) RecordedFile {
-		f := &ladder.File{Conditions: ladder.Conditions{Date: date}}
+		f := &ladder.File{Conditions: artifact.Conditions{Date: date}}
 		for _, id := range ids {
 			f.Results = append(f.Results, ladder.Result{ID: id, Name: date})
 		}

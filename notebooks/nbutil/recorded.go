@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
@@ -146,82 +146,21 @@ func profileMatches(p RecordedProfile, ids []string) bool {
 	return false
 }
 
-// TrainRun is one `trainopt train` summary found in a GPU run's log.
+// TrainRun is one `trainopt train` summary file found under assets/gpu-runs (written with -json).
 type TrainRun struct {
-	Log, Date, GPU, Driver string
-	Config                 string // "bf16 batch 128, 32×32 uint8, resize+normalise on device"
-	Data                   string // "SYNTHETIC data" or "real CIFAR-10"
-	FirstCallS             float64
-	SamplesPerSec          float64
-	StepMs, P10Ms, P90Ms   float64
-	Steps                  int
-	DataWaitMs, TransferMs float64
-	ComputeMs, OtherMs     float64
-	LossFirst, LossLast    float64
-	Skipped                int
+	Path string
+	*ladder.TrainRun
 }
 
-var (
-	reSummary = regexp.MustCompile(`^summary: (.+) on (.+?) \((SYNTHETIC data|real CIFAR-10)\)$`)
-	reFirst   = regexp.MustCompile(`first call \(compile \+ autotune \+ 1 step\): ([0-9.]+) s`)
-	reThrough = regexp.MustCompile(`throughput: ([0-9.]+) samples/s; step ([0-9.]+) ms median \(p10 ([0-9.]+), p90 ([0-9.]+)\) over (\d+) steps`)
-	reSplit   = regexp.MustCompile(`step split: data wait ([0-9.]+) ms, transfer ([0-9.]+) ms, compute ([0-9.]+) ms, other ([0-9.]+) ms`)
-	reLoss    = regexp.MustCompile(`loss: ([0-9.eE+-]+) → ([0-9.eE+-]+)(?:; loss scale [0-9.eE+]+, (\d+) skipped)?`)
-	reDate    = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})`)
-)
-
-// ParseTrainLog reads the summary a `trainopt train` run printed; ok is false when the log holds none.
-func ParseTrainLog(text string) (r TrainRun, ok bool) {
-	f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if m := reSummary.FindStringSubmatch(line); m != nil {
-			r.Config, r.GPU, r.Data, ok = m[1], m[2], m[3], true
-		} else if m := reFirst.FindStringSubmatch(line); m != nil && ok {
-			r.FirstCallS = f(m[1])
-		} else if m := reThrough.FindStringSubmatch(line); m != nil && ok {
-			r.SamplesPerSec, r.StepMs, r.P10Ms, r.P90Ms = f(m[1]), f(m[2]), f(m[3]), f(m[4])
-			r.Steps, _ = strconv.Atoi(m[5])
-		} else if m := reSplit.FindStringSubmatch(line); m != nil && ok {
-			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs = f(m[1]), f(m[2]), f(m[3]), f(m[4])
-		} else if m := reLoss.FindStringSubmatch(line); m != nil && ok {
-			r.LossFirst, r.LossLast = f(m[1]), f(m[2])
-			if m[3] != "" {
-				r.Skipped, _ = strconv.Atoi(m[3])
-			}
-		}
-	}
-	return r, ok && r.SamplesPerSec > 0
-}
-
-// RecordedTrain reads assets/gpu-runs/*/*.log for `trainopt train` summaries, with the date from the folder name
-// and the driver from the folder's nvidia-smi.txt.
+// RecordedTrain reads assets/gpu-runs/*/train-*.json, the summaries `trainopt train -json` writes; files that
+// do not parse are skipped.
 func RecordedTrain(root string) []TrainRun {
 	var runs []TrainRun
-	logs, _ := filepath.Glob(filepath.Join(root, "assets", "gpu-runs", "*", "*.log"))
-	for _, p := range logs {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
+	paths, _ := filepath.Glob(filepath.Join(root, "assets", "gpu-runs", "*", "train-*.json"))
+	for _, p := range paths {
+		if r, err := ladder.ReadTrainRun(p); err == nil && r.Result.SamplesPerSec > 0 {
+			runs = append(runs, TrainRun{Path: p, TrainRun: r})
 		}
-		r, ok := ParseTrainLog(string(data))
-		if !ok {
-			continue
-		}
-		dir := filepath.Dir(p)
-		r.Log = p
-		if m := reDate.FindStringSubmatch(filepath.Base(dir)); m != nil {
-			r.Date = m[1]
-		}
-		if smi, err := os.ReadFile(filepath.Join(dir, "nvidia-smi.txt")); err == nil {
-			lines := strings.Split(strings.TrimSpace(string(smi)), "\n")
-			if len(lines) >= 2 {
-				if cols := strings.Split(lines[1], ","); len(cols) >= 2 {
-					r.Driver = strings.TrimSpace(cols[1])
-				}
-			}
-		}
-		runs = append(runs, r)
 	}
 	return runs
 }
@@ -349,7 +288,7 @@ func ShowProfiles(root string, ids ...string) {
 	}
 }
 
-func dataShort(c ladder.Conditions) string {
+func dataShort(c artifact.Conditions) string {
 	if c.Synthetic {
 		return "SYNTHETIC data"
 	}
@@ -385,23 +324,23 @@ func ShowRecordedTrain(root string) {
 	var rows [][]string
 	var bars []plot.Bar
 	caption := ""
-	for _, r := range runs {
+	for _, t := range runs {
+		r, c := t.Result, t.Conditions
 		printf("recorded train: %s on %s, %s: %.0f samples/s, step %.2f ms (p10 %.2f, p90 %.2f, %d steps), first call %.1f s, loss %.3f → %.3f\n",
-			r.Config, r.GPU, r.Date, r.SamplesPerSec, r.StepMs, r.P10Ms, r.P90Ms, r.Steps, r.FirstCallS, r.LossFirst, r.LossLast)
-		rows = append(rows, []string{r.Config, fmt.Sprintf("%.0f", r.SamplesPerSec), fmt.Sprintf("%.2f (%.2f–%.2f)", r.StepMs, r.P10Ms, r.P90Ms),
-			fmt.Sprintf("%.2f", r.ComputeMs), fmt.Sprintf("%.1f", r.FirstCallS), fmt.Sprint(r.Skipped),
-			fmt.Sprintf("%.3f→%.3f", r.LossFirst, r.LossLast), filepath.Base(r.Log)})
-		label, _, _ := strings.Cut(r.Config, ",")
+			t.Config, c.GPU, c.Date, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms, c.TimedSteps, r.FirstCallS, r.LossFirst, r.LossLast)
+		rows = append(rows, []string{t.Config, fmt.Sprintf("%.0f", r.SamplesPerSec), fmt.Sprintf("%.2f (%.2f–%.2f)", r.StepMedianMs, r.StepP10Ms, r.StepP90Ms),
+			fmt.Sprintf("%.2f", r.ComputeMs), fmt.Sprintf("%.1f", r.FirstCallS), fmt.Sprint(r.SkippedSteps),
+			fmt.Sprintf("%.3f→%.3f", r.LossFirst, r.LossLast), filepath.Base(t.Path)})
+		label, _, _ := strings.Cut(t.Config, ",")
 		bar := plot.Bar{Label: label, Value: r.SamplesPerSec}
-		if r.P10Ms > 0 && r.P90Ms > 0 && r.StepMs > 0 {
-			batch := r.SamplesPerSec * r.StepMs / 1e3
-			bar.Low, bar.High = batch*1e3/r.P90Ms, batch*1e3/r.P10Ms
+		if r.StepP10Ms > 0 && r.StepP90Ms > 0 {
+			bar.Low, bar.High = float64(r.Batch)*1e3/r.StepP90Ms, float64(r.Batch)*1e3/r.StepP10Ms
 		}
 		bars = append(bars, bar)
-		caption = fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", r.GPU, r.Date, orDash(r.Driver), r.Data, r.Steps)
+		caption = fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", c.GPU, c.Date, orDash(c.Driver), dataShort(c), c.TimedSteps)
 	}
 	displayHTML(plot.HTMLTable([]string{"configuration", "samples/s", "step ms (p10–p90)", "compute ms", "first call s",
-		"skipped steps", "loss", "log"}, rows, caption))
+		"skipped steps", "loss", "file"}, rows, caption))
 	svg, err := plot.Bars("Recorded training runs: one configuration each", "samples/s", caption, bars)
 	show("recorded training runs", svg, err)
 }

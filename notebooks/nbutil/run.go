@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
@@ -155,7 +156,7 @@ func dataWords(set *cifar.Set) string {
 }
 
 // Conditions are the results-file conditions of this session.
-func (s *Session) Conditions(set *cifar.Set) ladder.Conditions {
+func (s *Session) Conditions(set *cifar.Set) artifact.Conditions {
 	return ladder.NewConditions(s.Choice, set, s.Steps[0], s.Options, s.Smoke)
 }
 
@@ -220,11 +221,8 @@ func RunStep(id string) (*ladder.Result, error) {
 		res.Error = runErr.Error()
 	}
 	mergeResult(runs, s.Steps, res)
-	if _, _, err := runs.Write(filepath.Dir(path)); err != nil {
+	if _, _, err := runs.WriteAs(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json")); err != nil {
 		return nil, fmt.Errorf("writing the notebooks' results file: %w", err)
-	}
-	if err := renameRuns(runs, path); err != nil {
-		return nil, err
 	}
 	if runErr != nil {
 		return nil, fmt.Errorf("step %s failed: %w", step.ID, runErr)
@@ -242,7 +240,7 @@ func RunStep(id string) (*ladder.Result, error) {
 }
 
 // printResult is the "result:" line every measured run prints.
-func printResult(r ladder.Result, c ladder.Conditions) {
+func printResult(r ladder.Result, c artifact.Conditions) {
 	first := fmt.Sprintf("first call (compile %.2f s + first execution %.2f s) %.2f s", r.CompileS,
 		r.FirstExecutionS(), r.FirstCallS)
 	if r.ReusedExecutable {
@@ -295,23 +293,18 @@ func fmtBytes(b int64) string {
 
 // ---- the notebooks' results file ----
 
-// runsName is the results file of a mode: smoke.json or gpu-<device>.json.
-func runsName(c ladder.Conditions) string {
+// runsName is the results file of a mode: smoke.json or <device>.json (one file per device, the latest run of
+// each step; no date).
+func runsName(c artifact.Conditions) string {
 	if c.Smoke {
 		return "smoke"
 	}
-	f := ladder.File{Conditions: c}
-	name := f.Name()
-	// Drop the date: one file per device, the latest run of each step.
-	if i := strings.LastIndex(name, "-"+c.Date); i > 0 {
-		name = name[:i]
-	}
-	return name
+	return artifact.DeviceName(c.GPU)
 }
 
 // readRuns reads the mode's results file, or starts one; a file measured under other conditions (another device,
 // model or size) is started again.
-func (s *Session) readRuns(c ladder.Conditions) (*ladder.File, string, error) {
+func (s *Session) readRuns(c artifact.Conditions) (*ladder.File, string, error) {
 	dir := RunsDir(s.Root)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", err
@@ -332,25 +325,9 @@ func (s *Session) readRuns(c ladder.Conditions) (*ladder.File, string, error) {
 	return f, path, nil
 }
 
-func sameConditions(a, b ladder.Conditions) bool {
+func sameConditions(a, b artifact.Conditions) bool {
 	return a.GPU == b.GPU && a.ImageSize == b.ImageSize && a.Model == b.Model && a.Smoke == b.Smoke &&
 		a.Synthetic == b.Synthetic && a.Versions == b.Versions && a.Warmup == b.Warmup && a.TimedSteps == b.TimedSteps
-}
-
-// renameRuns moves what File.Write wrote (<Name>.json/.md) to the mode's fixed name.
-func renameRuns(f *ladder.File, path string) error {
-	dir := filepath.Dir(path)
-	base := strings.TrimSuffix(path, ".json")
-	for _, ext := range []string{".json", ".md"} {
-		from := filepath.Join(dir, f.Name()+ext)
-		if from == base+ext {
-			continue
-		}
-		if err := os.Rename(from, base+ext); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // mergeResult puts r in f (replacing an earlier result of the same step), in ladder order.

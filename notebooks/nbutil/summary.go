@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
@@ -74,7 +75,7 @@ func setup() error {
 		arows = append(arows, []string{"profile", filepath.Base(p.Dir), orDash(p.Report.Conditions.GPU), p.Report.Conditions.Date, p.Report.Title})
 	}
 	for _, t := range trains {
-		arows = append(arows, []string{"train", filepath.Base(filepath.Dir(t.Log)) + "/" + filepath.Base(t.Log), t.GPU, t.Date, t.Config})
+		arows = append(arows, []string{"train", filepath.Base(filepath.Dir(t.Path)) + "/" + filepath.Base(t.Path), t.Conditions.GPU, t.Conditions.Date, t.Config})
 	}
 	if len(arows) == 0 {
 		printf("recorded: nothing under assets/ yet — the notebooks will show only this machine's runs\n")
@@ -216,7 +217,7 @@ func idOf(r *ladder.Result) string {
 	return r.ID
 }
 
-func smokeWords(c ladder.Conditions) string {
+func smokeWords(c artifact.Conditions) string {
 	if c.Smoke {
 		return " — smoke sizes on the CPU: not a speed measurement"
 	}

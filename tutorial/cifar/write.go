@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 // WriteFile writes s in the CIFAR-10 binary format (label byte + CHW planes
@@ -30,38 +30,10 @@ func WriteFile(path string, s *Set) error {
 	})
 }
 
-// writeAtomic creates path with the content produced by fill: it writes a
-// hidden temporary file in the same directory (same filesystem, so rename is
-// atomic), syncs it, and renames it into place. On any error the temporary
-// file is removed and path is left untouched.
-func writeAtomic(path string, fill func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cifar: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = fill(tmp); err != nil {
-		return fmt.Errorf("cifar: writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("cifar: writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("cifar: writing %s: %w", path, err)
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("cifar: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+// writeAtomic creates path with the content produced by fill, atomically (artifact.Write): on any error path is
+// left untouched.
+func writeAtomic(path string, fill func(w io.Writer) error) error {
+	if err := artifact.Write(path, fill); err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
 
@@ -77,7 +78,7 @@ func (f *File) WriteChartsAs(dir, name string) ([]string, error) {
 			return paths, fmt.Errorf("%s chart: %w", c.suffix, err)
 		}
 		path := filepath.Join(dir, name+"-"+c.suffix+".svg")
-		if err := plot.WriteFile(path, svg); err != nil {
+		if err := artifact.WriteFile(path, svg); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

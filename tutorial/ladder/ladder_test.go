@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
@@ -181,7 +182,7 @@ func TestFlags(t *testing.T) {
 }
 
 func TestResultsRoundTrip(t *testing.T) {
-	f := &File{Conditions: Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224},
+	f := &File{Conditions: artifact.Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224},
 		Results: []Result{{ID: "1", SamplesPerSec: 900, Batch: 32, StepMedianMs: 35, StepP10Ms: 30, StepP90Ms: 40},
 			{ID: "6", SamplesPerSec: 6900, Batch: 128, StepMedianMs: 18, StepP10Ms: 17, StepP90Ms: 20,
 				FirstCallS: 20.8, CompileS: 6.6}}}
@@ -193,7 +194,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	if filepath.Base(jsonPath) != "h200-2026-12-02.json" {
 		t.Errorf("results file name %s", jsonPath)
 	}
-	smoke := File{Conditions: Conditions{Date: "2026-12-03", GPU: "CPU (2 cores)", Smoke: true}}
+	smoke := File{Conditions: artifact.Conditions{Date: "2026-12-03", GPU: "CPU (2 cores)", Smoke: true}}
 	if n := smoke.Name(); n != "smoke-cpu-2-cores-2026-12-03" {
 		t.Errorf("smoke results name %q, want smoke-cpu-2-cores-2026-12-03", n)
 	}
@@ -214,6 +215,15 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	if _, err := Read(mdPath); err == nil {
 		t.Error("reading a markdown file as results: want an error")
+	}
+}
+
+// TestReadOldResults: results files written with the keys "ID", "Name" and "Why" (before every key was
+// snake_case) still read, as the README's results blocks need.
+func TestReadOldResults(t *testing.T) {
+	f, err := Read("../../assets/results/h200-2026-12-03-run20.json")
+	if err != nil || len(f.Results) == 0 || f.Results[0].ID == "" || f.Results[0].Name == "" || f.Results[0].Why == "" {
+		t.Fatalf("old results file: %v", err)
 	}
 }
 
@@ -238,7 +248,7 @@ func TestQuantile(t *testing.T) {
 
 func TestSyncResultBlocks(t *testing.T) {
 	dir := t.TempDir()
-	f := &File{Conditions: Conditions{Date: "2026-12-03", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224,
+	f := &File{Conditions: artifact.Conditions{Date: "2026-12-03", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224,
 		Model: "MobileNetV2 width 1.00, 2236682 params", Versions: "go1.27.3"},
 		Results:   []Result{{ID: "12@256", Name: "+ ReLU6 gradient as a mask", Batch: 256, SamplesPerSec: 12750}},
 		Reference: []Reference{{Step: "10", Name: "torch", Batch: 256, SamplesPerSec: 10169, PeakMemGB: 7.45}}}

@@ -12,12 +12,14 @@ import (
 
 // Result is one step's measurement. Times are per training step (a call of K steps counts K).
 type Result struct {
-	ID, Name, Why string
-	Precision     string `json:"precision"`
-	Batch         int    `json:"batch"`
-	StepsPerCall  int    `json:"steps_per_call"`
-	Input         string `json:"input"`
-	Workers       int    `json:"workers"`
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Why          string `json:"why"`
+	Precision    string `json:"precision"`
+	Batch        int    `json:"batch"`
+	StepsPerCall int    `json:"steps_per_call"`
+	Input        string `json:"input"`
+	Workers      int    `json:"workers"`
 	// ReductionRow is the model's batch-norm row width (step 11 on; 0: the plain form).
 	ReductionRow int `json:"reduction_row,omitempty"`
 	// Formulation is how the model is computed, when it is not the plain form (mobilenet.Config.Formulation).

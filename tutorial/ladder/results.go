@@ -5,53 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
-
-// Conditions travel with every result so that a number, a table or a plot never loses its caption.
-type Conditions struct {
-	Date       string `json:"date"` // UTC, YYYY-MM-DD
-	GPU        string `json:"gpu"`  // e.g. "NVIDIA H200", or "CPU (pure Go)"
-	Driver     string `json:"driver,omitempty"`
-	Backend    string `json:"backend"` // the one-line backend choice
-	Plugin     string `json:"plugin,omitempty"`
-	Versions   string `json:"versions"` // Go, GoMLX, compute, go-xla
-	Data       string `json:"data"`     // "synthetic …" or "CIFAR-10 …"
-	Synthetic  bool   `json:"synthetic"`
-	HostCores  int    `json:"host_cores"`
-	ImageSize  int    `json:"image_size"`
-	Model      string `json:"model"`
-	Warmup     int    `json:"warmup_steps"`
-	TimedSteps int    `json:"timed_steps"`
-	Smoke      bool   `json:"smoke"` // tiny sizes on the CPU: shows the steps run, not their speed
-}
-
-// Caption is the one-line summary of the conditions for plots and tables.
-func (c Conditions) Caption() string {
-	data := "real CIFAR-10"
-	if c.Synthetic {
-		data = "SYNTHETIC data"
-	}
-	s := fmt.Sprintf("%s, %s, %s, %dpx, %s, %s", c.GPU, c.Date, data, c.ImageSize, c.Model, c.Versions)
-	if c.Smoke {
-		s += " — smoke sizes on the CPU: not a speed measurement"
-	}
-	return s
-}
 
 // File is a results file: assets/results/<gpu>-<date>.json.
 type File struct {
-	Conditions Conditions `json:"conditions"`
-	Results    []Result   `json:"results"`
+	Conditions artifact.Conditions `json:"conditions"`
+	Results    []Result            `json:"results"`
 	// Reference holds numbers measured in the same device call by another implementation (PyTorch's ladder),
 	// keyed by its own step names.
 	Reference []Reference `json:"reference,omitempty"`
@@ -66,37 +32,32 @@ type Reference struct {
 	PeakMemGB     float64 `json:"peak_mem_gb,omitempty"`
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// Name is the file's base name, "<gpu>-<date>" made safe for a path.
+// Name is the file's base name, "<gpu>-<date>" made safe for a path ("smoke-cpu-2-cores-2026-12-03").
 func (f *File) Name() string {
-	gpu := strings.ToLower(strings.TrimPrefix(f.Conditions.GPU, "NVIDIA "))
+	gpu := artifact.DeviceName(f.Conditions.GPU)
 	if f.Conditions.Smoke {
 		gpu = "smoke-" + gpu
 	}
-	// Trimmed before the date is joined: "CPU (2 cores)" would otherwise end in "-" and give "cores--<date>".
-	gpu = strings.Trim(unsafeName.ReplaceAllString(gpu, "-"), "-")
-	return gpu + "-" + unsafeName.ReplaceAllString(f.Conditions.Date, "-")
+	return artifact.SafeName(gpu + "-" + f.Conditions.Date)
 }
 
 // Write writes <dir>/<Name>.json and .md atomically and returns their paths.
 func (f *File) Write(dir string) (jsonPath, mdPath string, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
-	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return "", "", err
-	}
-	jsonPath = filepath.Join(dir, f.Name()+".json")
-	mdPath = filepath.Join(dir, f.Name()+".md")
-	if err := plot.WriteFile(jsonPath, append(data, '\n')); err != nil { // atomic: temp file + rename
-		return "", "", err
-	}
-	return jsonPath, mdPath, plot.WriteFile(mdPath, []byte(f.Markdown()))
+	return f.WriteAs(dir, f.Name())
 }
 
-// Read loads a results file.
+// WriteAs writes <dir>/<name>.json and .md atomically and returns their paths.
+func (f *File) WriteAs(dir, name string) (jsonPath, mdPath string, err error) {
+	jsonPath = filepath.Join(dir, name+".json")
+	mdPath = filepath.Join(dir, name+".md")
+	if err := artifact.WriteJSON(jsonPath, f); err != nil {
+		return "", "", err
+	}
+	return jsonPath, mdPath, artifact.WriteFile(mdPath, []byte(f.Markdown()))
+}
+
+// Read loads a results file. Files written before the keys were all snake_case ("ID", "Name", "Why") read the
+// same: encoding/json matches keys without regard to case.
 func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -187,14 +148,13 @@ func (f *File) Tables() string {
 // NewConditions records where and how a ladder run happens: the backend choice, the data, the model and image
 // size of the run's configurations (cfg is any of them: they share both), and the measurement settings. The CLI
 // and the notebooks both call it, so their results files read the same.
-func NewConditions(choice *backend.Choice, set *cifar.Set, cfg Config, opt Options, smoke bool) Conditions {
-	return Conditions{
-		Date: time.Now().UTC().Format("2006-01-02"), GPU: choice.Device, Backend: choice.String(),
-		Plugin: choice.PluginPath, Versions: backend.Versions().String(), Data: set.Source,
-		Synthetic: set.Synthetic, HostCores: runtime.NumCPU(), ImageSize: cfg.ImageSize,
-		Model: fmt.Sprintf("MobileNetV2 width %.2f, %d params", cfg.Model.Width,
-			mobilenet.New(cfg.Model).NumTrainable()),
-		Warmup: opt.Warmup, TimedSteps: opt.Steps, Smoke: smoke, Driver: DriverVersion()}
+func NewConditions(choice *backend.Choice, set *cifar.Set, cfg Config, opt Options, smoke bool) artifact.Conditions {
+	c := artifact.Now()
+	c.GPU, c.Backend, c.Plugin, c.Driver = choice.Device, choice.String(), choice.PluginPath, DriverVersion()
+	c.Data, c.Synthetic, c.ImageSize = set.Source, set.Synthetic, cfg.ImageSize
+	c.Model = fmt.Sprintf("MobileNetV2 width %.2f, %d params", cfg.Model.Width, mobilenet.New(cfg.Model).NumTrainable())
+	c.Warmup, c.TimedSteps, c.Smoke = opt.Warmup, opt.Steps, smoke
+	return c
 }
 
 // DriverVersion is the NVIDIA driver's version line, or "" without one.

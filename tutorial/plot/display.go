@@ -2,9 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/janpfeifer/gonb/gonbui"
 )
@@ -37,40 +34,4 @@ func stripProlog(svg []byte) []byte {
 		return svg[i:]
 	}
 	return svg
-}
-
-// WriteFile writes svg (or any bytes) to path atomically: it writes a
-// temporary file in the same directory and renames it over path, so a reader
-// (a README preview, a notebook) never sees a half-written picture, and a
-// failed write leaves the old file intact. Missing directories are created.
-func WriteFile(path string, svg []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("plot: WriteFile: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("plot: WriteFile: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(svg); err != nil {
-		f.Close()
-		return fmt.Errorf("plot: WriteFile %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("plot: WriteFile %s: %w", path, err)
-	}
-	// CreateTemp makes the file 0600; assets are meant to be shared.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("plot: WriteFile %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("plot: WriteFile %s: %w", path, err)
-	}
-	return nil
 }

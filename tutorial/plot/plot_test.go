@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 const testCaption = "NVIDIA H200, 2025-01-01, Go 1.27 / GoMLX 0.28, synthetic data, batch 256 at 224 px"
@@ -269,26 +271,6 @@ func TestStripProlog(t *testing.T) {
 	}
 }
 
-func TestWriteFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a", "b", "chart.svg")
-	for _, content := range []string{"first", "second"} { // also overwrites
-		if err := WriteFile(path, []byte(content)); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := os.ReadFile(path); string(got) != content {
-			t.Errorf("file holds %q, want %q", got, content)
-		}
-	}
-	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 || entries[0].Name() != "chart.svg" {
-		t.Errorf("directory holds %v, want only chart.svg", entries)
-	}
-	if err := WriteFile(filepath.Join(path, "under-a-file.svg"), []byte("x")); err == nil {
-		t.Error("WriteFile under a regular file: no error")
-	}
-}
-
 // TestExamples writes one picture of each kind, for looking at: set
 // PLOT_EXAMPLES_DIR to keep them (e.g. to convert with rsvg-convert).
 func TestExamples(t *testing.T) {
@@ -328,7 +310,7 @@ func TestExamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := WriteFile(filepath.Join(dir, name), svg); err != nil {
+		if err := artifact.WriteFile(filepath.Join(dir, name), svg); err != nil {
 			t.Fatal(err)
 		}
 	}

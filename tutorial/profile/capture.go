@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 // CaptureAround starts XLA's profiler in the loaded CUDA PJRT plugin (pluginPath as in StartCapture; "" finds it),
@@ -26,9 +28,9 @@ func CaptureAroundWith(pluginPath string, opts CaptureOptions, steps func() erro
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Title: "GPU profile", Conditions: NewConditions()}
+	r := &Report{Title: "GPU profile", Conditions: artifact.Now()}
 	info := capture.Plugin()
-	r.Conditions.Plugin = &info
+	r.Conditions.Plugin, r.Conditions.PJRTAPI = info.Path, fmt.Sprintf("%d.%d", info.APIMajor, info.APIMinor)
 
 	sampler, serr := StartSampler(0, 0)
 	if serr != nil {

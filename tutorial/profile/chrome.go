@@ -14,14 +14,16 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 // DefaultMaxChromeEvents bounds a Chrome trace to a size Perfetto opens quickly (~100 MB of JSON).
@@ -216,26 +218,16 @@ func jsonString(s string) string {
 }
 
 // WriteChromeTraceFile writes the trace to path, gzip-compressed when path ends in ".gz" (Perfetto opens both).
-func WriteChromeTraceFile(path string, space *XSpace, opts ChromeOptions) (ChromeResult, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return ChromeResult{}, err
-	}
-	var w io.Writer = f
-	var zw *gzip.Writer
-	if strings.HasSuffix(path, ".gz") {
-		zw = gzip.NewWriter(f)
-		w = zw
-	}
-	res, err := WriteChromeTrace(w, space, opts)
-	if zw != nil {
-		if cerr := zw.Close(); err == nil {
-			err = cerr
+func WriteChromeTraceFile(path string, space *XSpace, opts ChromeOptions) (res ChromeResult, err error) {
+	err = artifact.Write(path, func(f io.Writer) (err error) {
+		if !strings.HasSuffix(path, ".gz") {
+			res, err = WriteChromeTrace(f, space, opts)
+			return err
 		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+		zw := gzip.NewWriter(f)
+		res, err = WriteChromeTrace(zw, space, opts)
+		return errors.Join(err, zw.Close())
+	})
 	return res, err
 }
 
@@ -248,10 +240,6 @@ func WriteXPlane(logdir, run, host string, raw []byte) (string, error) {
 	if host == "" {
 		host = "localhost"
 	}
-	dir := filepath.Join(logdir, "plugins", "profile", run)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, host+".xplane.pb")
-	return path, os.WriteFile(path, raw, 0o644)
+	path := filepath.Join(logdir, "plugins", "profile", run, host+".xplane.pb")
+	return path, artifact.WriteFile(path, raw)
 }

@@ -73,7 +73,7 @@ func TestGPUCaptureAround(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CaptureAround: %v", err)
 	}
-	t.Logf("plugin: %+v, %d bytes of XSpace", *rep.Conditions.Plugin, len(rep.Raw))
+	t.Logf("plugin: %+v, %d bytes of XSpace", rep.Conditions.Plugin, len(rep.Raw))
 	rep.Title = "profile package GPU test: conv 3×3 + matmul, f32"
 	rep.Conditions.Batch, rep.Conditions.Precision, rep.Conditions.Data, rep.Conditions.Steps = batch, "f32", "synthetic", steps
 	if err := rep.Resummarize(SummaryOptions{}); err != nil {

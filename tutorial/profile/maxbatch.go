@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 // Checking the max-batch prediction against the real boundary.
@@ -27,6 +29,15 @@ type BatchTrial struct {
 	// PredictedBytes is the memory model's prediction at this batch.
 	PredictedBytes int64  `json:"predicted_bytes"`
 	Error          string `json:"error,omitempty"` // the out-of-memory message when it did not fit
+}
+
+// MaxBatchRecord is the memory check's file (memory.json, written by `trainopt memory`, read by the notebooks):
+// the check with the conditions it was made under.
+type MaxBatchRecord struct {
+	Conditions artifact.Conditions `json:"conditions"`
+	Backend    string              `json:"backend"` // the one-line backend choice (also in Conditions since they exist)
+	Step       string              `json:"step"`    // the ladder step, at any batch
+	Check      MaxBatchCheck       `json:"check"`
 }
 
 // MaxBatchCheck is a prediction and its check.

@@ -11,40 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
-	"strings"
 	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
-
-// Conditions records what a measurement was made under.
-type Conditions struct {
-	GPU       string            `json:"gpu,omitempty"`
-	Date      string            `json:"date"` // RFC 3339.
-	GoVersion string            `json:"go_version"`
-	Versions  map[string]string `json:"versions,omitempty"` // Module path → version (GoMLX, go-xla, compute).
-	Backend   string            `json:"backend,omitempty"`  // GOMLX_BACKEND.
-	Plugin    *PluginInfo       `json:"plugin,omitempty"`
-	Batch     int               `json:"batch,omitempty"`
-	Precision string            `json:"precision,omitempty"` // "f32", "bf16", ...
-	Data      string            `json:"data,omitempty"`      // "synthetic" or "real".
-	Steps     int               `json:"steps,omitempty"`     // Training steps inside the profiled window.
-}
-
-// NewConditions fills the date, Go version, module versions and GOMLX_BACKEND of the running program.
-func NewConditions() Conditions {
-	c := Conditions{Date: time.Now().Format(time.RFC3339), GoVersion: runtime.Version(), Backend: os.Getenv("GOMLX_BACKEND")}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		c.Versions = map[string]string{}
-		for _, d := range bi.Deps {
-			switch d.Path {
-			case "github.com/gomlx/gomlx", "github.com/gomlx/go-xla", "github.com/gomlx/compute", "github.com/NVIDIA/go-nvml":
-				c.Versions[d.Path] = d.Version
-			}
-		}
-	}
-	return c
-}
 
 // CompiledMemoryAt is the compiled memory of the training step at one batch size.
 type CompiledMemoryAt struct {
@@ -106,16 +76,16 @@ func (m *MemoryReport) Use(batch int) *MemoryUse {
 
 // Report is one profiled configuration.
 type Report struct {
-	Title           string             `json:"title"`
-	Conditions      Conditions         `json:"conditions"`
-	Step            *StepBreakdown     `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
-	Kernels         *KernelSummary     `json:"kernels,omitempty"`
-	GPUSampler      *GPUSamplerSummary `json:"gpu_sampler,omitempty"`
-	Memory          *MemoryReport      `json:"memory,omitempty"`
-	Recommendations []Recommendation   `json:"recommendations,omitempty"`
-	Chrome          *ChromeResult      `json:"chrome_trace,omitempty"`
-	XPlaneFile      string             `json:"xplane_file,omitempty"`
-	Notes           []string           `json:"notes,omitempty"`
+	Title           string              `json:"title"`
+	Conditions      artifact.Conditions `json:"conditions"`
+	Step            *StepBreakdown      `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
+	Kernels         *KernelSummary      `json:"kernels,omitempty"`
+	GPUSampler      *GPUSamplerSummary  `json:"gpu_sampler,omitempty"`
+	Memory          *MemoryReport       `json:"memory,omitempty"`
+	Recommendations []Recommendation    `json:"recommendations,omitempty"`
+	Chrome          *ChromeResult       `json:"chrome_trace,omitempty"`
+	XPlaneFile      string              `json:"xplane_file,omitempty"`
+	Notes           []string            `json:"notes,omitempty"`
 
 	// Raw is the serialized XSpace of the capture (written as .xplane.pb by WriteFiles).
 	Raw []byte `json:"-"`
@@ -217,7 +187,7 @@ func (r *Report) WriteFiles(dir string) error {
 			"</title></head><body>\n" + r.HTML() + "\n</body></html>\n"),
 	}
 	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := artifact.WriteFile(filepath.Join(dir, name), b); err != nil {
 			return err
 		}
 	}
@@ -241,14 +211,15 @@ func (r *Report) conditionRows() [][2]string {
 		}
 	}
 	add("GPU", c.GPU)
-	add("Date", c.Date)
-	add("Go", c.GoVersion)
-	for _, m := range []string{"github.com/gomlx/gomlx", "github.com/gomlx/go-xla", "github.com/gomlx/compute"} {
-		add(strings.TrimPrefix(m, "github.com/"), c.Versions[m])
+	add("Date", c.Time)
+	if c.Time == "" {
+		add("Date", c.Date)
 	}
+	add("Versions", c.Versions)
+	add("Revision", c.Revision)
 	add("Backend", c.Backend)
-	if c.Plugin != nil {
-		add("PJRT plugin", fmt.Sprintf("%s (C API %d.%d)", c.Plugin.Path, c.Plugin.APIMajor, c.Plugin.APIMinor))
+	if c.Plugin != "" {
+		add("PJRT plugin", fmt.Sprintf("%s (C API %s)", c.Plugin, c.PJRTAPI))
 	}
 	if c.Batch > 0 {
 		add("Batch", fmt.Sprint(c.Batch))

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 func testReport(t *testing.T) *Report {
 	t.Helper()
-	r := &Report{Title: "MobileNetV2 bf16 b128", Conditions: NewConditions(), Raw: testSpaceBytes(),
+	r := &Report{Title: "MobileNetV2 bf16 b128", Conditions: artifact.Now(), Raw: testSpaceBytes(),
 		Window: Window{StartNs: t0Ns, EndNs: t0Ns + 200_000}}
 	r.Conditions.Batch, r.Conditions.Precision, r.Conditions.Data, r.Conditions.Steps = 128, "bf16", "synthetic", 2
 	if err := r.Resummarize(SummaryOptions{}); err != nil {
@@ -88,7 +90,7 @@ func TestReportFiles(t *testing.T) {
 }
 
 func TestReportWithoutCapture(t *testing.T) {
-	r := &Report{Conditions: NewConditions()}
+	r := &Report{Conditions: artifact.Now()}
 	if err := r.Resummarize(SummaryOptions{}); err == nil {
 		t.Error("Resummarize without a capture")
 	}

@@ -1,0 +1,85 @@
+package artifact
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSafeName(t *testing.T) {
+	for in, want := range map[string]string{"CPU (2 cores)": "cpu-2-cores", "13@512+dw-input-grad=phases": "13-512-dw-input-grad-phases",
+		"smoke-CPU (2 cores)-2026-12-03": "smoke-cpu-2-cores-2026-12-03", "run_1.5": "run_1.5"} {
+		if got := SafeName(in); got != want {
+			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := DeviceName("NVIDIA H200"); got != "h200" {
+		t.Errorf("DeviceName = %q", got)
+	}
+}
+
+func TestWriteIsAtomic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "x.json")
+	if err := WriteJSON(path, map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, func(io.Writer) error { return os.ErrInvalid }); err == nil {
+		t.Error("a failed fill: no error")
+	}
+	var back map[string]int
+	if err := ReadJSON(path, &back); err != nil || back["a"] != 1 {
+		t.Errorf("after a failed write the old file should stay: %v %v", back, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", st.Mode())
+	}
+}
+
+// TestConditionsReadOldProfiles: profile reports written before the one Conditions type keep reading.
+func TestConditionsReadOldProfiles(t *testing.T) {
+	old := `{"gpu": "NVIDIA H200", "date": "2026-12-02T12:13:25Z", "go_version": "go1.27.3", "versions":
+		{"github.com/gomlx/gomlx": "v0.28.16", "github.com/gomlx/go-xla": "v0.4.13"}, "backend": "xla:/x.so",
+		"plugin": {"path": "/x.so", "pjrt_api_major": 0, "pjrt_api_minor": 115}, "batch": 32, "precision": "f32",
+		"data": "synthetic", "steps": 10}`
+	var c Conditions
+	if err := json.Unmarshal([]byte(old), &c); err != nil {
+		t.Fatal(err)
+	}
+	want := Conditions{GPU: "NVIDIA H200", Date: "2026-12-02", Time: "2026-12-02T12:13:25Z", Backend: "xla:/x.so",
+		Versions: "go1.27.3, go-xla v0.4.13, gomlx v0.28.16", Plugin: "/x.so", PJRTAPI: "0.115", Batch: 32,
+		Precision: "f32", Data: "synthetic", Steps: 10}
+	if c != want {
+		t.Errorf("read\n%+v\nwant\n%+v", c, want)
+	}
+	now := Now()
+	data, _ := json.Marshal(now)
+	var back Conditions
+	if err := json.Unmarshal(data, &back); err != nil || back != now || now.Revision == "" {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a", "b", "chart.svg")
+	for _, content := range []string{"first", "second"} { // also overwrites
+		if err := WriteFile(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != content {
+			t.Errorf("file holds %q, want %q", got, content)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 || entries[0].Name() != "chart.svg" {
+		t.Errorf("directory holds %v, want only chart.svg", entries)
+	}
+	if err := WriteFile(filepath.Join(path, "under-a-file.svg"), []byte("x")); err == nil {
+		t.Error("WriteFile under a regular file: no error")
+	}
+}
