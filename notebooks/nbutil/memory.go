@@ -1,35 +1,14 @@
 package nbutil
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
-
-// RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>-memory-step<ID>/.
-type RecordedMaxBatch struct {
-	Dir string
-	profile.MaxBatchRecord
-}
-
-// RecordedMaxBatches reads assets/profiles/*/memory.json (not smoke ones), newest folder name first.
-func RecordedMaxBatches(root string) (recs []RecordedMaxBatch, bad []string) {
-	bad = readRecordedProfiles(root, "memory.json", func(dir string, data []byte) error {
-		r := RecordedMaxBatch{Dir: dir}
-		if err := json.Unmarshal(data, &r.MaxBatchRecord); err != nil {
-			return err
-		}
-		recs = append(recs, r)
-		return nil
-	})
-	slices.SortStableFunc(recs, func(a, b RecordedMaxBatch) int { return strings.Compare(b.Dir, a.Dir) })
-	return recs, bad
-}
 
 // MaxBatch shows the recorded checks of the largest-batch prediction: the memory model fitted to compiled
 // statistics, the predicted maximum, and the batches run just below and above it.
@@ -44,7 +23,7 @@ func MaxBatch() {
 
 // ShowMaxBatch is [MaxBatch] with the repository root given.
 func ShowMaxBatch(root string) {
-	recs, bad := RecordedMaxBatches(root)
+	recs, bad := ladder.RecordedMaxBatches(root)
 	for _, b := range bad {
 		printf("note: skipped a memory check: %s\n", b)
 	}

@@ -202,31 +202,31 @@ func fakeAssets(t *testing.T, withRecorded bool) string {
 
 func TestRecordedReaders(t *testing.T) {
 	root := fakeAssets(t, true)
-	files, bad := RecordedResults(root)
+	files, bad := ladder.RecordedResults(root)
 	if len(files) != 1 || files[0].File.Conditions.Smoke || len(bad) != 1 {
-		t.Errorf("RecordedResults: %d files, bad %v; want the one non-smoke file and one bad file", len(files), bad)
+		t.Errorf("ladder.RecordedResults: %d files, bad %v; want the one non-smoke file and one bad file", len(files), bad)
 	}
-	reps, bad := RecordedProfiles(root)
+	reps, bad := ladder.RecordedProfiles(root)
 	if len(reps) != 1 || reps[0].StepID != "1" || len(bad) != 0 {
-		t.Errorf("RecordedProfiles: %+v, bad %v", reps, bad)
+		t.Errorf("ladder.RecordedProfiles: %+v, bad %v", reps, bad)
 	}
-	if !profileMatches(reps[0], []string{"1", "2"}) || profileMatches(reps[0], []string{"10"}) ||
-		!profileMatches(RecordedProfile{StepID: "10-256"}, []string{"10"}) {
-		t.Error("profileMatches")
+	if !reps[0].Matches([]string{"1", "2"}...) || reps[0].Matches([]string{"10"}...) ||
+		!(ladder.RecordedProfile{StepID: "10-256"}).Matches("10") {
+		t.Error("RecordedProfile.Matches")
 	}
-	runs := RecordedTrain(root)
+	runs := ladder.RecordedTrain(root)
 	if len(runs) != 1 || runs[0].Conditions.Date != "2026-12-02" || runs[0].Conditions.Driver != "580.159.04" ||
 		runs[0].Result.SamplesPerSec != 7262 {
-		t.Errorf("RecordedTrain: %+v", runs)
+		t.Errorf("ladder.RecordedTrain: %+v", runs)
 	}
 }
 
 func TestShowMaxBatch(t *testing.T) {
 	c := captureOutput(t)
 	root := fakeAssets(t, true)
-	recs, bad := RecordedMaxBatches(root)
+	recs, bad := ladder.RecordedMaxBatches(root)
 	if len(recs) != 1 || recs[0].Check.Predicted != 826 || len(bad) != 1 {
-		t.Fatalf("RecordedMaxBatches: %+v, bad %v", recs, bad)
+		t.Fatalf("ladder.RecordedMaxBatches: %+v, bad %v", recs, bad)
 	}
 	ShowMaxBatch(root)
 	text := c.text.String()
@@ -311,54 +311,6 @@ func TestShowSummaryAndCompileTimes(t *testing.T) {
 	}
 }
 
-func TestGroupRecorded(t *testing.T) {
-	file := func(date string, ids ...string) RecordedFile {
-		f := &ladder.File{Conditions: artifact.Conditions{Date: date}}
-		for _, id := range ids {
-			f.Results = append(f.Results, ladder.Result{ID: id, Name: date})
-		}
-		return RecordedFile{Path: date + ".json", File: f}
-	}
-	// Newest first, as RecordedResults returns them: the newer run re-measured step 2 and added 10@128/10@256.
-	files := []RecordedFile{file("run5", "2", "10@128", "10@256"), file("run2", "1", "2", "3")}
-	describe := func(groups []RecordedGroup) string {
-		var parts []string
-		for _, g := range groups {
-			var ids []string
-			for _, r := range g.File.Results {
-				ids = append(ids, r.ID+"<"+r.Name)
-			}
-			parts = append(parts, g.Path+":"+strings.Join(ids, ","))
-		}
-		return strings.Join(parts, " ")
-	}
-	for _, c := range []struct {
-		ids  []string
-		want string
-	}{
-		{nil, "run5.json:2<run5,10@128<run5,10@256<run5 run2.json:1<run2,3<run2"},
-		{[]string{"1", "2"}, "run5.json:2<run5 run2.json:1<run2"},
-		{[]string{"10"}, "run5.json:10@128<run5,10@256<run5"},
-		{[]string{"7"}, ""},
-	} {
-		if got := describe(GroupRecorded(files, c.ids...)); got != c.want {
-			t.Errorf("GroupRecorded(%v) = %q, want %q", c.ids, got, c.want)
-		}
-	}
-	if len(files[1].File.Results) != 3 {
-		t.Error("GroupRecorded changed the files it was given")
-	}
-}
-
-func TestStepRank(t *testing.T) {
-	ids := []string{"1", "5", "5b", "6", "10", "10-512"}
-	for i := 1; i < len(ids); i++ {
-		if !(stepRank(ids[i-1]) < stepRank(ids[i])) {
-			t.Errorf("stepRank(%q) ≥ stepRank(%q)", ids[i-1], ids[i])
-		}
-	}
-}
-
 // TestRunStep runs one ladder step end to end at smoke sizes on the backend found (the pure-Go one without a GPU),
 // with a tiny timed window: the result line, the results file and the charts.
 func TestRunStep(t *testing.T) {
@@ -397,41 +349,10 @@ func TestRunStep(t *testing.T) {
 	}
 }
 
-func TestNaturalCompare(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{
-		{"h200-2026-12-02-run2.json", "h200-2026-12-02-run11b.json", -1},
-		{"run11b", "run11", 1}, {"run11", "run11", 0}, {"run9", "run10", -1}, {"step007", "step7", 0},
-		{"a", "b", -1}, {"2026-12-03", "2026-12-02", 1}, {"x1y", "x1", 1},
-	} {
-		if got := naturalCompare(c.a, c.b); got != c.want {
-			t.Errorf("naturalCompare(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
-		}
-	}
-}
-
-// The compile chart stacks compile and first execution where the results split them, and shows a first call
-// that was not split (results written before compile_s existed) as a part of its own rather than as compile time.
-func TestCompileChartSplit(t *testing.T) {
+// reused says how a first call was made up (the compile chart's split is tested in tutorial/ladder).
+func TestReusedWords(t *testing.T) {
 	split := ladder.Result{ID: "12@128", SamplesPerSec: 1, FirstCallS: 20.8, CompileS: 6.6}
-	old := ladder.Result{ID: "10@128", SamplesPerSec: 1, FirstCallS: 17.5}
-	reusedRun := ladder.Result{ID: "5", SamplesPerSec: 1, FirstCallS: 0.1, ReusedExecutable: true}
 	if got := reused(split); got != " (compile 6.6 s + first execution 14.2 s)" {
 		t.Errorf("reused(split) = %q", got)
-	}
-	for _, tc := range []struct {
-		results []ladder.Result
-		unsplit bool
-	}{{[]ladder.Result{split, reusedRun}, false}, {[]ladder.Result{old, split}, true}} {
-		svg, err := CompileChart(&ladder.File{Results: tc.results})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(svg)
-		if !strings.Contains(s, "first execution") || strings.Contains(s, "not split") != tc.unsplit {
-			t.Errorf("results %v: legend wrong (want \"not split\" %v)", tc.results, tc.unsplit)
-		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -253,7 +254,7 @@ func printResult(r ladder.Result, c artifact.Conditions) {
 	printf("result: step %s: %.1f samples/s, step %.2f ms median (p10 %.2f, p90 %.2f); split: data wait %.2f, "+
 		"host→device %.2f, compute %.2f, other %.2f ms; %s; host→device %s per step [%s]\n",
 		r.ID, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms, r.DataWaitMs, r.TransferMs, r.ComputeMs,
-		r.OtherMs, first, fmtBytes(int64(r.H2DBytesPerStep)), label)
+		r.OtherMs, first, plot.FormatBytes(int64(r.H2DBytesPerStep)), label)
 }
 
 // Download fetches CIFAR-10 into <root>/data unless it is there, TRAINOPT_NO_DOWNLOAD is set, or the download
@@ -276,20 +277,6 @@ func (s *Session) Download() string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func fmtBytes(b int64) string {
-	switch {
-	case b <= 0:
-		return "0 B"
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
-}
 
 // ---- the notebooks' results file ----
 

@@ -58,12 +58,12 @@ func setup() error {
 	}
 	displayHTML(plot.HTMLTable([]string{"class", "training images"}, rows, dataWords(set)))
 
-	files, bad := RecordedResults(s.Root)
+	files, bad := ladder.RecordedResults(s.Root)
 	for _, b := range bad {
 		printf("note: skipped a results file: %s\n", b)
 	}
-	reps, _ := RecordedProfiles(s.Root)
-	trains := RecordedTrain(s.Root)
+	reps, _ := ladder.RecordedProfiles(s.Root)
+	trains := ladder.RecordedTrain(s.Root)
 	printf("recorded H200 results: %d ladder results file(s), %d profile(s), %d training run(s) under %s\n",
 		len(files), len(reps), len(trains), filepath.Join(s.Root, "assets"))
 	var arows [][]string
@@ -105,10 +105,10 @@ func CompileTimes() {
 				printf("  step %s: first call %.2f s%s\n", r.ID, r.FirstCallS, reused(r))
 			}
 		}
-		chart("compile time", f, func() ([]byte, error) { return CompileChart(f) })
+		chart("compile time", f, f.CompileChart)
 	}
-	files, _ := RecordedResults(root)
-	groups := GroupRecorded(files)
+	files, _ := ladder.RecordedResults(root)
+	groups := ladder.GroupRecorded(files)
 	if len(groups) == 0 {
 		printf("compile time, recorded: no recorded results in assets/results yet\n")
 		return
@@ -121,7 +121,7 @@ func CompileTimes() {
 				printf("  step %s: first call %.1f s%s\n", r.ID, r.FirstCallS, reused(r))
 			}
 		}
-		chart("recorded compile time", f, func() ([]byte, error) { return CompileChart(f) })
+		chart("recorded compile time", f, f.CompileChart)
 	}
 }
 
@@ -176,8 +176,8 @@ func ShowSummary(root string) {
 		showRuns(f, "")
 	}
 
-	files, _ := RecordedResults(root)
-	groups := GroupRecorded(files)
+	files, _ := ladder.RecordedResults(root)
+	groups := ladder.GroupRecorded(files)
 	if len(groups) == 0 {
 		printf("recorded H200 results: none in assets/results yet — the table, the PyTorch comparison and the GPU " +
 			"profile appear here once `trainopt ladder` and `trainopt profile` have run on the GPU machine\n")
@@ -199,11 +199,11 @@ func ShowSummary(root string) {
 	for _, g := range groups {
 		f := g.File
 		printf("recorded H200 results: %s — %d steps — %s\n", filepath.Base(g.Path), len(f.Results), f.Conditions.Caption())
-		displayHTML(ResultsTable(f, idOf(best)))
+		displayHTML(f.HTMLTable(idOf(best)))
 		chart("recorded throughput", f, f.ThroughputChart)
 		chart("recorded step-time split", f, f.SplitChart)
-		chart("recorded memory", f, func() ([]byte, error) { return MemoryChart(f) })
-		chart("recorded compile time", f, func() ([]byte, error) { return CompileChart(f) })
+		chart("recorded memory", f, f.MemoryChart)
+		chart("recorded compile time", f, f.CompileChart)
 	}
 	showTorch(files)
 	ShowRecordedTrain(root)
@@ -244,7 +244,7 @@ func bestAndBase(f *ladder.File) (best, base *ladder.Result) {
 // showTorch compares Go with PyTorch's ladder measured in the same device call: for each batch size, the newest
 // recorded file that has a PyTorch step at that batch, against the fastest Go step of that same file and batch
 // (figures from different calls are never compared: the machine is shared and they move).
-func showTorch(files []RecordedFile) {
+func showTorch(files []ladder.RecordedFile) {
 	type pair struct {
 		goR  *ladder.Result
 		file *ladder.File
@@ -301,8 +301,8 @@ func showTorch(files []RecordedFile) {
 }
 
 // showLeft is what the profile of the last (most optimised) profiled step says is left.
-func showLeft(root string, files []RecordedFile) {
-	reps, _ := RecordedProfiles(root)
+func showLeft(root string, files []ladder.RecordedFile) {
+	reps, _ := ladder.RecordedProfiles(root)
 	if len(reps) == 0 {
 		printf("what is left: no recorded GPU profile in assets/profiles yet; from the step-time split alone:\n")
 		f := (*ladder.File)(nil)
@@ -324,7 +324,7 @@ func showLeft(root string, files []RecordedFile) {
 	// The most optimised step that was profiled: the highest step number.
 	pick := reps[0]
 	for _, p := range reps {
-		if stepRank(p.StepID) > stepRank(pick.StepID) {
+		if p.Step().Order() > pick.Step().Order() {
 			pick = p
 		}
 	}
@@ -336,10 +336,4 @@ func showLeft(root string, files []RecordedFile) {
 		printf("  profile says: %s — %s\n  advice: %s\n", rec.Rule, rec.Evidence, rec.Advice)
 	}
 	displayHTML(pick.Report.HTML())
-}
-
-// stepRank orders profile folders' step IDs "1" < "5" < "5b" < "10" < "10-512" along the ladder.
-func stepRank(id string) float64 {
-	s, _ := ladder.ParseStepID(strings.Replace(id, "-", "@", 1))
-	return s.Order()
 }

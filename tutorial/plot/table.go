@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"fmt"
 	"html"
 	"strconv"
 	"strings"
@@ -148,4 +149,19 @@ func numericColumns(cols int, body [][]string) []bool {
 		right[c] = right[c] && seen
 	}
 	return right
+}
+
+// FormatBytes is a byte count in words: "0 B", "512 B", "3.1 KiB", "12.25 MiB", "1.50 GiB".
+func FormatBytes(b int64) string {
+	switch {
+	case b <= 0:
+		return "0 B"
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
 }
