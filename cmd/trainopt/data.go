@@ -45,7 +45,7 @@ func cmdData(args []string) error {
 		}
 		fmt.Printf("CIFAR-10 ready in %s\n", path)
 	default:
-		if err := cifar.WriteSynthetic(*dir, 1234); err != nil {
+		if err := cifar.WriteSynthetic(*dir, cifar.SyntheticSeed); err != nil {
 			return dataError{err}
 		}
 		fmt.Printf("synthetic CIFAR-10-shaped data written to %s (marked SYNTHETIC)\n", *dir)
@@ -53,32 +53,22 @@ func cmdData(args []string) error {
 	return nil
 }
 
-// loadData returns the training and test sets: real CIFAR-10 from dir when present, otherwise the synthetic
-// stand-in generated in memory (said loudly). n > 0 keeps only the first n training images (smoke runs).
+// loadData returns the training and test sets: real CIFAR-10 from dir when present, otherwise the synthetic stand-in
+// generated in memory (said loudly). n > 0 keeps only the first n training images (smoke runs).
 func loadData(dir string, requireReal bool, nTrain, nTest int) (trainSet, testSet *cifar.Set, err error) {
-	trainSet, testSet, err = cifar.Load(dir)
-	switch {
-	case err == nil:
-		fmt.Fprintf(os.Stderr, "data: %s (%d train / %d test images)\n", trainSet.Source, trainSet.Len(), testSet.Len())
-	case requireReal || !errors.Is(err, cifar.ErrNoData):
+	if requireReal {
+		if _, err := cifar.Check(dir); err != nil {
+			return nil, nil, dataError{err}
+		}
+	}
+	if trainSet, testSet, err = cifar.LoadOrSynthetic(dir, nTrain, nTest); err != nil {
 		return nil, nil, dataError{err}
-	default:
+	}
+	if trainSet.Synthetic {
 		fmt.Fprintf(os.Stderr, "data: no CIFAR-10 in %q — using SYNTHETIC class-dependent data generated in memory "+
 			"(run `trainopt data -download` for the real set)\n", dir)
-		trainSet, testSet = cifar.Synthetic(orDefault(nTrain, cifar.NumTrain), orDefault(nTest, cifar.NumTest), 1234)
-	}
-	if nTrain > 0 && nTrain < trainSet.Len() {
-		trainSet = trainSet.Slice(0, nTrain)
-	}
-	if nTest > 0 && nTest < testSet.Len() {
-		testSet = testSet.Slice(0, nTest)
+	} else {
+		fmt.Fprintf(os.Stderr, "data: %s (%d train / %d test images)\n", trainSet.Source, trainSet.Len(), testSet.Len())
 	}
 	return trainSet, testSet, nil
-}
-
-func orDefault(n, def int) int {
-	if n > 0 {
-		return n
-	}
-	return def
 }

@@ -12,14 +12,7 @@ import (
 
 // MaxBatch shows the recorded checks of the largest-batch prediction: the memory model fitted to compiled
 // statistics, the predicted maximum, and the batches run just below and above it.
-func MaxBatch() {
-	root, err := Root()
-	if err != nil {
-		fail(err)
-		return
-	}
-	ShowMaxBatch(root)
-}
+func MaxBatch() { withRoot(func(root string) { ShowMaxBatch(root) }) }
 
 // ShowMaxBatch is [MaxBatch] with the repository root given.
 func ShowMaxBatch(root string) {

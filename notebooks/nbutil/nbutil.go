@@ -92,6 +92,16 @@ func Root() (string, error) {
 		strings.Join(starts, `" or "`), EnvRoot)
 }
 
+// withRoot runs a cell's work with the repository root, or ends the cell if there is none.
+func withRoot(cell func(root string)) {
+	root, err := Root()
+	if err != nil {
+		fail(err)
+		return
+	}
+	cell(root)
+}
+
 func isModuleRoot(dir string) bool {
 	f, err := os.Open(filepath.Join(dir, "go.mod"))
 	if err != nil {

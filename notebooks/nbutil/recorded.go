@@ -1,27 +1,17 @@
 package nbutil
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
 
 // Recorded shows the H200 (or other GPU) results recorded under assets/results for the given ladder steps (all
 // steps when none are given), each from the newest file that measured it: per file a table, throughput, step-time
 // split and memory charts, captioned with its GPU, date and conditions. It says plainly when nothing has been
 // recorded yet. ([Profile] shows the profiles.)
-func Recorded(ids ...string) {
-	root, err := Root()
-	if err != nil {
-		fail(err)
-		return
-	}
-	ShowRecorded(root, ids...)
-}
+func Recorded(ids ...string) { withRoot(func(root string) { ShowRecorded(root, ids...) }) }
 
 // ShowRecorded is [Recorded] with the repository root given.
 func ShowRecorded(root string, ids ...string) {
@@ -49,7 +39,7 @@ func ShowRecorded(root string, ids ...string) {
 		}
 		printf("recorded H200 results: %s (steps %s)\n", filepath.Base(g.Path), strings.Join(got, ", "))
 		printf("recorded on %s, %s; %s; %d warm-up + %d timed steps; %s; driver %s\n", c.GPU, c.Date, c.Model,
-			c.Warmup, c.TimedSteps, dataShort(c), orDash(c.Driver))
+			c.Warmup, c.TimedSteps, c.DataKind(), orDash(c.Driver))
 		for _, r := range g.File.Results {
 			if r.Error != "" {
 				printf("recorded step %s: failed: %s\n", r.ID, r.Error)
@@ -70,14 +60,7 @@ func ShowRecorded(root string, ids ...string) {
 // Profile shows the GPU profiles recorded under assets/profiles for the given ladder steps (all for no ids): the
 // step-time split, XLA's kernel trace summary (GPU busy, SM efficiency, occupancy, tensor cores), the top kernels,
 // memory and the profiler's recommendations. It says plainly when there is none.
-func Profile(ids ...string) {
-	root, err := Root()
-	if err != nil {
-		fail(err)
-		return
-	}
-	ShowProfiles(root, ids...)
-}
+func Profile(ids ...string) { withRoot(func(root string) { ShowProfiles(root, ids...) }) }
 
 // ShowProfiles is [Profile] with the repository root given.
 func ShowProfiles(root string, ids ...string) {
@@ -107,13 +90,6 @@ func ShowProfiles(root string, ids ...string) {
 	}
 }
 
-func dataShort(c artifact.Conditions) string {
-	if c.Synthetic {
-		return "SYNTHETIC data"
-	}
-	return "real CIFAR-10"
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "—"
@@ -123,14 +99,7 @@ func orDash(s string) string {
 
 // RecordedTrainRuns shows the single-configuration training runs recorded under assets/gpu-runs (f32 / f16 / bf16
 // at batch 128 with the data resized on the device): a table and a throughput chart.
-func RecordedTrainRuns() {
-	root, err := Root()
-	if err != nil {
-		fail(err)
-		return
-	}
-	ShowRecordedTrain(root)
-}
+func RecordedTrainRuns() { withRoot(func(root string) { ShowRecordedTrain(root) }) }
 
 // ShowRecordedTrain is [RecordedTrainRuns] with the repository root given.
 func ShowRecordedTrain(root string) {
@@ -140,26 +109,12 @@ func ShowRecordedTrain(root string) {
 		return
 	}
 	printf("recorded training runs: %d (trainopt train, from %s)\n", len(runs), filepath.Join(root, "assets", "gpu-runs"))
-	var rows [][]string
-	var bars []plot.Bar
-	caption := ""
 	for _, t := range runs {
 		r, c := t.Result, t.Conditions
 		printf("recorded train: %s on %s, %s: %.0f samples/s, step %.2f ms (p10 %.2f, p90 %.2f, %d steps), first call %.1f s, loss %.3f → %.3f\n",
 			t.Config, c.GPU, c.Date, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms, c.TimedSteps, r.FirstCallS, r.LossFirst, r.LossLast)
-		rows = append(rows, []string{t.Config, fmt.Sprintf("%.0f", r.SamplesPerSec), fmt.Sprintf("%.2f (%.2f–%.2f)", r.StepMedianMs, r.StepP10Ms, r.StepP90Ms),
-			fmt.Sprintf("%.2f", r.ComputeMs), fmt.Sprintf("%.1f", r.FirstCallS), fmt.Sprint(r.SkippedSteps),
-			fmt.Sprintf("%.3f→%.3f", r.LossFirst, r.LossLast), filepath.Base(t.Path)})
-		label, _, _ := strings.Cut(t.Config, ",")
-		bar := plot.Bar{Label: label, Value: r.SamplesPerSec}
-		if r.StepP10Ms > 0 && r.StepP90Ms > 0 {
-			bar.Low, bar.High = float64(r.Batch)*1e3/r.StepP90Ms, float64(r.Batch)*1e3/r.StepP10Ms
-		}
-		bars = append(bars, bar)
-		caption = fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", c.GPU, c.Date, orDash(c.Driver), dataShort(c), c.TimedSteps)
 	}
-	displayHTML(plot.HTMLTable([]string{"configuration", "samples/s", "step ms (p10–p90)", "compute ms", "first call s",
-		"skipped steps", "loss", "file"}, rows, caption))
-	svg, err := plot.Bars("Recorded training runs: one configuration each", "samples/s", caption, bars)
+	displayHTML(ladder.TrainRunsTable(runs))
+	svg, err := ladder.TrainRunsChart(runs)
 	show("recorded training runs", svg, err)
 }

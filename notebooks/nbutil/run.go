@@ -2,11 +2,9 @@ package nbutil
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,37 +80,9 @@ func (s *Session) Mode() string {
 		s.Choice.Device, s.Options.Warmup, s.Options.Steps)
 }
 
-// ResolveID maps a notebook's step ID to one of this session's ladder steps: on a GPU a bare "9" to "13" (any step
-// with batch variants) is the batch-128 variant; at smoke sizes every "@batch" variant is the one smoke variant
-// (batch 16). A "+formulation" suffix is applied on top (an experiment, [ladder.Config.WithFormulation]).
+// ResolveID maps a notebook's step ID to one of this session's ladder steps ([ladder.Resolve]).
 func (s *Session) ResolveID(id string) (ladder.Config, string, error) {
-	want, err := ladder.ParseStepID(id)
-	if err != nil {
-		return ladder.Config{}, "", err
-	}
-	formulation := want.Formulation
-	want.Formulation = ""
-	note := ""
-	if s.Smoke && want.Batch > 0 {
-		note = fmt.Sprintf("smoke sizes run every batch variant at batch 16: %s runs as %s", id, want.Rung)
-		want.Batch = 0
-	}
-	variant := want
-	variant.Batch = ladder.DefaultParams().Batches[0]
-	if !s.Smoke && want.Batch == 0 && slices.ContainsFunc(s.Steps, func(c ladder.Config) bool { return c.ID == variant }) {
-		want = variant
-	}
-	for _, c := range s.Steps {
-		if c.ID == want {
-			c, err := c.WithFormulation(formulation)
-			return c, note, err
-		}
-	}
-	var ids []string
-	for _, c := range s.Steps {
-		ids = append(ids, c.ID.String())
-	}
-	return ladder.Config{}, "", fmt.Errorf("unknown ladder step %q (this session's steps: %s)", id, strings.Join(ids, ", "))
+	return ladder.Resolve(s.Steps, id, s.Smoke)
 }
 
 // DataDir is where the repository keeps CIFAR-10 (the `trainopt data` default).
@@ -121,31 +91,12 @@ func (s *Session) DataDir() string { return filepath.Join(s.Root, "data") }
 // LoadData returns the training set: real CIFAR-10 from <root>/data when present, otherwise the synthetic stand-in
 // generated in memory — said loudly. It prints one "data:" line.
 func (s *Session) LoadData() (*cifar.Set, error) {
-	set, err := loadTrain(s.DataDir(), s.NTrain)
+	set, _, err := cifar.LoadOrSynthetic(s.DataDir(), s.NTrain, 100)
 	if err != nil {
 		return nil, err
 	}
 	printf("data: %s\n", dataWords(set))
 	return set, nil
-}
-
-func loadTrain(dir string, n int) (*cifar.Set, error) {
-	trainSet, _, err := cifar.Load(dir)
-	switch {
-	case err == nil:
-	case errors.Is(err, cifar.ErrNoData):
-		nTrain := cifar.NumTrain
-		if n > 0 {
-			nTrain = n
-		}
-		trainSet, _ = cifar.Synthetic(nTrain, 100, 1234)
-	default:
-		return nil, err
-	}
-	if n > 0 && n < trainSet.Len() {
-		trainSet = trainSet.Slice(0, n)
-	}
-	return trainSet, nil
 }
 
 func dataWords(set *cifar.Set) string {
@@ -207,7 +158,7 @@ func RunStep(id string) (*ladder.Result, error) {
 		return nil, err
 	}
 	if s.Smoke && note != "" {
-		if prev := findResult(runs, step.ID.String()); prev != nil && prev.Error == "" {
+		if prev := runs.Result(step.ID.String()); prev != nil && prev.Error == "" {
 			printf("step %s was measured already at these sizes (%s): not running it twice\n", step.ID, path)
 			printResult(*prev, cond)
 			showRuns(runs, step.ID.String())
@@ -221,7 +172,7 @@ func RunStep(id string) (*ladder.Result, error) {
 	if runErr != nil {
 		res.Error = runErr.Error()
 	}
-	mergeResult(runs, s.Steps, res)
+	runs.Merge(res, s.Steps)
 	if _, _, err := runs.WriteAs(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json")); err != nil {
 		return nil, fmt.Errorf("writing the notebooks' results file: %w", err)
 	}
@@ -289,56 +240,16 @@ func runsName(c artifact.Conditions) string {
 	return artifact.DeviceName(c.GPU)
 }
 
-// readRuns reads the mode's results file, or starts one; a file measured under other conditions (another device,
-// model or size) is started again.
+// readRuns reads the mode's results file, or starts one ([ladder.ReadOrStart]).
 func (s *Session) readRuns(c artifact.Conditions) (*ladder.File, string, error) {
 	dir := RunsDir(s.Root)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", err
 	}
 	path := filepath.Join(dir, runsName(c)+".json")
-	f, err := ladder.Read(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		f = &ladder.File{}
-	case err != nil:
-		printf("note: %v — starting a new results file\n", err)
-		f = &ladder.File{}
-	case !sameConditions(f.Conditions, c):
-		printf("note: %s was measured under other conditions (%s) — starting it again\n", path, f.Conditions.Caption())
-		f = &ladder.File{}
+	f, note := ladder.ReadOrStart(path, c)
+	if note != "" {
+		printf("note: %s\n", note)
 	}
-	f.Conditions = c
 	return f, path, nil
-}
-
-func sameConditions(a, b artifact.Conditions) bool {
-	return a.GPU == b.GPU && a.ImageSize == b.ImageSize && a.Model == b.Model && a.Smoke == b.Smoke &&
-		a.Synthetic == b.Synthetic && a.Versions == b.Versions && a.Warmup == b.Warmup && a.TimedSteps == b.TimedSteps
-}
-
-// mergeResult puts r in f (replacing an earlier result of the same step), in ladder order.
-func mergeResult(f *ladder.File, steps []ladder.Config, r ladder.Result) {
-	f.Results = slices.DeleteFunc(f.Results, func(x ladder.Result) bool { return x.ID == r.ID })
-	f.Results = append(f.Results, r)
-	order := map[string]int{}
-	for i, s := range steps {
-		order[s.ID.String()] = i
-	}
-	rank := func(id string) int {
-		if i, ok := order[id]; ok {
-			return i
-		}
-		return len(order)
-	}
-	slices.SortStableFunc(f.Results, func(a, b ladder.Result) int { return rank(a.ID) - rank(b.ID) })
-}
-
-func findResult(f *ladder.File, id string) *ladder.Result {
-	for i := range f.Results {
-		if f.Results[i].ID == id {
-			return &f.Results[i]
-		}
-	}
-	return nil
 }

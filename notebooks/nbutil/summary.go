@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
@@ -66,21 +65,10 @@ func setup() error {
 	trains := ladder.RecordedTrain(s.Root)
 	printf("recorded H200 results: %d ladder results file(s), %d profile(s), %d training run(s) under %s\n",
 		len(files), len(reps), len(trains), filepath.Join(s.Root, "assets"))
-	var arows [][]string
-	for _, f := range files {
-		c := f.File.Conditions
-		arows = append(arows, []string{"ladder", filepath.Base(f.Path), c.GPU, c.Date, fmt.Sprintf("%d steps, %s", len(f.File.Results), dataShort(c))})
-	}
-	for _, p := range reps {
-		arows = append(arows, []string{"profile", filepath.Base(p.Dir), orDash(p.Report.Conditions.GPU), p.Report.Conditions.Date, p.Report.Title})
-	}
-	for _, t := range trains {
-		arows = append(arows, []string{"train", filepath.Base(filepath.Dir(t.Path)) + "/" + filepath.Base(t.Path), t.Conditions.GPU, t.Conditions.Date, t.Config})
-	}
-	if len(arows) == 0 {
+	if len(files)+len(reps)+len(trains) == 0 {
 		printf("recorded: nothing under assets/ yet — the notebooks will show only this machine's runs\n")
 	} else {
-		displayHTML(plot.HTMLTable([]string{"kind", "file", "GPU", "date", "what"}, arows, "recorded on the GPU machine, shown beside every run"))
+		displayHTML(ladder.RecordedTable(files, reps, trains))
 	}
 	printf("runs: the notebooks write their own results to %s\n", RunsDir(s.Root))
 	return nil
@@ -88,23 +76,15 @@ func setup() error {
 
 // CompileTimes shows what each step's first call cost (compilation, autotuning, one step): the notebooks' own runs
 // and the recorded GPU results.
-func CompileTimes() {
-	root, err := Root()
-	if err != nil {
-		fail(err)
-		return
-	}
+func CompileTimes() { withRoot(showCompileTimes) }
+
+func showCompileTimes(root string) {
 	runs := LocalRuns(root)
 	if len(runs) == 0 {
 		printf("compile time: no runs of this machine in %s yet\n", RunsDir(root))
 	}
 	for _, f := range runs {
-		printf("compile time, this machine (%s):\n", f.Conditions.GPU)
-		for _, r := range f.Results {
-			if r.Error == "" {
-				printf("  step %s: first call %.2f s%s\n", r.ID, r.FirstCallS, reused(r))
-			}
-		}
+		printFirstCalls(fmt.Sprintf("compile time, this machine (%s):", f.Conditions.GPU), f, "%.2f")
 		chart("compile time", f, f.CompileChart)
 	}
 	files, _ := ladder.RecordedResults(root)
@@ -115,13 +95,19 @@ func CompileTimes() {
 	}
 	for _, g := range groups {
 		f := g.File
-		printf("compile time, recorded on %s (%s, %s):\n", f.Conditions.GPU, f.Conditions.Date, filepath.Base(g.Path))
-		for _, r := range f.Results {
-			if r.Error == "" {
-				printf("  step %s: first call %.1f s%s\n", r.ID, r.FirstCallS, reused(r))
-			}
-		}
+		printFirstCalls(fmt.Sprintf("compile time, recorded on %s (%s, %s):", f.Conditions.GPU, f.Conditions.Date,
+			filepath.Base(g.Path)), f, "%.1f")
 		chart("recorded compile time", f, f.CompileChart)
+	}
+}
+
+// printFirstCalls prints a title and each successful step's first call (seconds in format).
+func printFirstCalls(title string, f *ladder.File, format string) {
+	printf("%s\n", title)
+	for _, r := range f.Results {
+		if r.Error == "" {
+			printf("  step %s: first call "+format+" s%s\n", r.ID, r.FirstCallS, reused(r))
+		}
 	}
 }
 
@@ -151,14 +137,7 @@ func LocalRuns(root string) []*ladder.File {
 
 // Summary is 08-summary's cell: this machine's runs from notebooks 01–07, the recorded ladder (table, throughput,
 // step-time split, memory, compile time), PyTorch on the same GPU, and what the last step's profile says is left.
-func Summary() {
-	root, err := Root()
-	if err != nil {
-		fail(err)
-		return
-	}
-	ShowSummary(root)
-}
+func Summary() { withRoot(func(root string) { ShowSummary(root) }) }
 
 // ShowSummary is [Summary] with the repository root given.
 func ShowSummary(root string) {
@@ -168,7 +147,7 @@ func ShowSummary(root string) {
 	}
 	for _, f := range runs {
 		printf("this machine: %d steps measured by the notebooks (%s)\n", len(f.Results), f.Conditions.Caption())
-		best, base := bestAndBase(f)
+		best, base := f.BestAndBase()
 		if best != nil && base != nil {
 			printf("this machine: step 1 %.1f samples/s → best step %s %.1f samples/s (%.2f×)%s\n", base.SamplesPerSec,
 				best.ID, best.SamplesPerSec, best.SamplesPerSec/base.SamplesPerSec, smokeWords(f.Conditions))
@@ -186,7 +165,7 @@ func ShowSummary(root string) {
 	// since numbers from different calls are never compared (the machine is shared and they move).
 	var best *ladder.Result
 	for _, rf := range files {
-		b, s1 := bestAndBase(rf.File)
+		b, s1 := rf.File.BestAndBase()
 		if s1 == nil || b == nil {
 			continue
 		}
@@ -224,79 +203,28 @@ func smokeWords(c artifact.Conditions) string {
 	return ""
 }
 
-// bestAndBase are the fastest successful step and step 1 (nil when missing).
-func bestAndBase(f *ladder.File) (best, base *ladder.Result) {
-	for i := range f.Results {
-		r := &f.Results[i]
-		if r.Error != "" {
-			continue
-		}
-		if r.ID == "1" {
-			base = r
-		}
-		if best == nil || r.SamplesPerSec > best.SamplesPerSec {
-			best = r
-		}
-	}
-	return best, base
-}
-
-// showTorch compares Go with PyTorch's ladder measured in the same device call: for each batch size, the newest
-// recorded file that has a PyTorch step at that batch, against the fastest Go step of that same file and batch
-// (figures from different calls are never compared: the machine is shared and they move).
+// showTorch compares Go with PyTorch's ladder measured in the same device call ([ladder.TorchComparison]).
 func showTorch(files []ladder.RecordedFile) {
-	type pair struct {
-		goR  *ladder.Result
-		file *ladder.File
-		pt   ladder.Reference
-		from string
-	}
-	var pairs []pair
-	seen := map[int]bool{}
-	for _, rf := range files { // newest first
-		for _, r := range rf.File.Reference {
-			g := rf.File.FastestAt(r.Batch)
-			if seen[r.Batch] || g == nil || r.SamplesPerSec <= 0 {
-				continue
-			}
-			seen[r.Batch] = true
-			pairs = append(pairs, pair{g, rf.File, r, filepath.Base(rf.Path)})
-		}
-	}
+	pairs := ladder.TorchComparison(files)
 	if len(pairs) == 0 {
 		printf("PyTorch comparison: no recorded file has PyTorch numbers beside Go ones yet (`trainopt ladder -torch " +
 			"<torch_ladder.py output>` adds them)\n")
 		return
 	}
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].pt.Batch < pairs[j].pt.Batch })
 	printf("PyTorch comparison: %d batch size(s), each measured beside Go in one device call\n", len(pairs))
-	var rows [][]string
-	var bars []plot.Bar
-	for _, p := range pairs {
-		ratio := p.goR.SamplesPerSec / p.pt.SamplesPerSec
-		printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
-			p.pt.Batch, p.goR.ID, p.goR.SamplesPerSec, p.pt.Step, p.pt.Name, p.pt.SamplesPerSec, ratio, p.from)
-		rows = append(rows, []string{fmt.Sprint(p.pt.Batch), p.goR.ID, fmt.Sprintf("%.0f", p.goR.SamplesPerSec),
-			fmt.Sprintf("%.0f", p.pt.SamplesPerSec), fmt.Sprintf("%.2f×", ratio), p.file.PeakWords(p.goR), fmt.Sprintf("%.2f", p.pt.PeakMemGB), p.from})
-		label := fmt.Sprintf("batch %d", p.pt.Batch)
-		bars = append(bars, plot.Bar{Label: label, Value: p.goR.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
-			plot.Bar{Label: label, Value: p.pt.SamplesPerSec, Group: "PyTorch"})
-	}
 	fastest := pairs[0]
 	for _, p := range pairs {
-		if p.goR.SamplesPerSec > fastest.goR.SamplesPerSec {
+		printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
+			p.Torch.Batch, p.Go.ID, p.Go.SamplesPerSec, p.Torch.Step, p.Torch.Name, p.Torch.SamplesPerSec, p.Ratio(), p.From)
+		if p.Go.SamplesPerSec > fastest.Go.SamplesPerSec {
 			fastest = p
 		}
 	}
 	printf("PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA %.0f samples/s (step %s) vs "+
-		"PyTorch %.0f samples/s (step %s), batch %d: %.2f× (%s)\n", fastest.goR.SamplesPerSec, fastest.goR.ID,
-		fastest.pt.SamplesPerSec, fastest.pt.Step, fastest.pt.Batch, fastest.goR.SamplesPerSec/fastest.pt.SamplesPerSec,
-		fastest.from)
-	caption := "PyTorch: torch_ladder.py's step on the same GPU in the same device call as the Go step; peaks: PJRT " +
-		"peak_bytes_in_use and torch.cuda.max_memory_allocated"
-	displayHTML(plot.HTMLTable([]string{"batch", "Go step", "Go samples/s", "PyTorch samples/s", "Go ÷ PyTorch",
-		"Go peak GB", "PyTorch peak GB", "measured in"}, rows, caption))
-	svg, err := plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", caption, bars)
+		"PyTorch %.0f samples/s (step %s), batch %d: %.2f× (%s)\n", fastest.Go.SamplesPerSec, fastest.Go.ID,
+		fastest.Torch.SamplesPerSec, fastest.Torch.Step, fastest.Torch.Batch, fastest.Ratio(), fastest.From)
+	displayHTML(ladder.TorchTable(pairs))
+	svg, err := ladder.TorchPairsChart(pairs)
 	show("PyTorch comparison", svg, err)
 }
 
@@ -315,7 +243,7 @@ func showLeft(root string, files []ladder.RecordedFile) {
 			printf("  (no results at all yet)\n")
 			return
 		}
-		best, _ := bestAndBase(f)
+		best, _ := f.BestAndBase()
 		if best != nil {
 			printRecommendations(*best, f.Conditions.Smoke)
 		}

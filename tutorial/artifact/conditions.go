@@ -46,13 +46,17 @@ func Now() Conditions {
 		Revision: Revision(), HostCores: runtime.NumCPU()}
 }
 
+// DataKind is "SYNTHETIC data" or "real CIFAR-10": what a caption must never leave out.
+func (c Conditions) DataKind() string {
+	if c.Synthetic {
+		return "SYNTHETIC data"
+	}
+	return "real CIFAR-10"
+}
+
 // Caption is the one-line summary of the conditions for plots and tables.
 func (c Conditions) Caption() string {
-	data := "real CIFAR-10"
-	if c.Synthetic {
-		data = "SYNTHETIC data"
-	}
-	s := fmt.Sprintf("%s, %s, %s, %dpx, %s, %s", c.GPU, c.Date, data, c.ImageSize, c.Model, c.Versions)
+	s := fmt.Sprintf("%s, %s, %s, %dpx, %s, %s", c.GPU, c.Date, c.DataKind(), c.ImageSize, c.Model, c.Versions)
 	if c.Smoke {
 		s += " — smoke sizes on the CPU: not a speed measurement"
 	}

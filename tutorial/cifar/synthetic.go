@@ -1,6 +1,8 @@
 package cifar
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -186,4 +188,28 @@ func stringFill(s string) func(w io.Writer) error {
 		_, err := w.Write([]byte(s))
 		return err
 	}
+}
+
+// SyntheticSeed is the seed of the synthetic stand-in wherever it is made (trainopt data -synthetic, the CLI's and
+// the notebooks' fallback), so SYNTHETIC numbers from different places come from the same images.
+const SyntheticSeed = 1234
+
+// LoadOrSynthetic returns the training and test sets in dir, or — when dir holds no CIFAR-10 ([ErrNoData]) — the
+// synthetic stand-in generated in memory (Set.Synthetic says so). Other errors (a corrupt file) are returned.
+// nTrain, nTest > 0 keep only the first images of each set.
+func LoadOrSynthetic(dir string, nTrain, nTest int) (trainSet, testSet *Set, err error) {
+	trainSet, testSet, err = Load(dir)
+	switch {
+	case errors.Is(err, ErrNoData):
+		trainSet, testSet = Synthetic(cmp.Or(nTrain, NumTrain), cmp.Or(nTest, NumTest), SyntheticSeed)
+	case err != nil:
+		return nil, nil, err
+	}
+	if nTrain > 0 && nTrain < trainSet.Len() {
+		trainSet = trainSet.Slice(0, nTrain)
+	}
+	if nTest > 0 && nTest < testSet.Len() {
+		testSet = testSet.Slice(0, nTest)
+	}
+	return trainSet, testSet, nil
 }

@@ -4,8 +4,11 @@ package ladder
 // the HTML table, the compile-time and memory charts, and what the profile's rules say about a step.
 
 import (
+	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
@@ -107,4 +110,141 @@ func (r Result) Recommendations() []profile.Recommendation {
 	d := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	return profile.Recommend(profile.RecommendInput{Step: profile.StepBreakdown{DataWait: d(r.DataWaitMs),
 		Transfer: d(r.TransferMs), Compute: d(r.ComputeMs), Other: d(r.OtherMs), Steps: 1}})
+}
+
+// TorchPair is one batch size of the Go/PyTorch comparison: PyTorch's step and the fastest Go step of the same
+// file (one device call) at that batch.
+type TorchPair struct {
+	Go    *Result
+	File  *File
+	Torch Reference
+	From  string // the file's base name
+}
+
+// Ratio is Go's samples/s over PyTorch's.
+func (p TorchPair) Ratio() float64 { return p.Go.SamplesPerSec / p.Torch.SamplesPerSec }
+
+// TorchComparison picks, for each batch size PyTorch was measured at, the newest file (files newest first) with
+// a PyTorch step at that batch and the fastest Go step of that same file and batch: figures from different
+// device calls are never compared (the machine is shared and they move). Sorted by batch.
+func TorchComparison(files []RecordedFile) []TorchPair {
+	var pairs []TorchPair
+	seen := map[int]bool{}
+	for _, rf := range files {
+		for _, r := range rf.File.Reference {
+			g := rf.File.FastestAt(r.Batch)
+			if seen[r.Batch] || g == nil || r.SamplesPerSec <= 0 {
+				continue
+			}
+			seen[r.Batch] = true
+			pairs = append(pairs, TorchPair{g, rf.File, r, filepath.Base(rf.Path)})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b TorchPair) int { return a.Torch.Batch - b.Torch.Batch })
+	return pairs
+}
+
+const torchCaption = "PyTorch: torch_ladder.py's step on the same GPU in the same device call as the Go step; peaks: PJRT " +
+	"peak_bytes_in_use and torch.cuda.max_memory_allocated"
+
+// TorchTable is the comparison as an HTML table.
+func TorchTable(pairs []TorchPair) string {
+	var rows [][]string
+	for _, p := range pairs {
+		rows = append(rows, []string{fmt.Sprint(p.Torch.Batch), p.Go.ID, fmt.Sprintf("%.0f", p.Go.SamplesPerSec),
+			fmt.Sprintf("%.0f", p.Torch.SamplesPerSec), fmt.Sprintf("%.2f×", p.Ratio()), p.File.PeakWords(p.Go),
+			fmt.Sprintf("%.2f", p.Torch.PeakMemGB), p.From})
+	}
+	return plot.HTMLTable([]string{"batch", "Go step", "Go samples/s", "PyTorch samples/s", "Go ÷ PyTorch",
+		"Go peak GB", "PyTorch peak GB", "measured in"}, rows, torchCaption)
+}
+
+// TorchPairsChart is the comparison as bars, Go beside PyTorch at each batch.
+func TorchPairsChart(pairs []TorchPair) ([]byte, error) {
+	var bars []plot.Bar
+	for _, p := range pairs {
+		label := fmt.Sprintf("batch %d", p.Torch.Batch)
+		bars = append(bars, plot.Bar{Label: label, Value: p.Go.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
+			plot.Bar{Label: label, Value: p.Torch.SamplesPerSec, Group: "PyTorch"})
+	}
+	return plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", torchCaption, bars)
+}
+
+// BestAndBase are the fastest successful step and step 1 (nil when missing).
+func (f *File) BestAndBase() (best, base *Result) {
+	for i := range f.Results {
+		r := &f.Results[i]
+		if r.Error != "" {
+			continue
+		}
+		if r.ID == "1" {
+			base = r
+		}
+		if best == nil || r.SamplesPerSec > best.SamplesPerSec {
+			best = r
+		}
+	}
+	return best, base
+}
+
+// trainCaption is what the recorded training runs were measured under (the last run's conditions).
+func trainCaption(runs []RecordedTrainRun) string {
+	c := runs[len(runs)-1].Conditions
+	return fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", c.GPU, c.Date, cmp.Or(c.Driver, "—"),
+		c.DataKind(), c.TimedSteps)
+}
+
+// TrainRunsTable is the recorded `trainopt train` summaries as an HTML table ("" for none).
+func TrainRunsTable(runs []RecordedTrainRun) string {
+	if len(runs) == 0 {
+		return ""
+	}
+	var rows [][]string
+	for _, t := range runs {
+		r := t.Result
+		rows = append(rows, []string{t.Config, fmt.Sprintf("%.0f", r.SamplesPerSec),
+			fmt.Sprintf("%.2f (%.2f–%.2f)", r.StepMedianMs, r.StepP10Ms, r.StepP90Ms), fmt.Sprintf("%.2f", r.ComputeMs),
+			fmt.Sprintf("%.1f", r.FirstCallS), fmt.Sprint(r.SkippedSteps), fmt.Sprintf("%.3f→%.3f", r.LossFirst, r.LossLast),
+			filepath.Base(t.Path)})
+	}
+	return plot.HTMLTable([]string{"configuration", "samples/s", "step ms (p10–p90)", "compute ms", "first call s",
+		"skipped steps", "loss", "file"}, rows, trainCaption(runs))
+}
+
+// TrainRunsChart is the recorded `trainopt train` throughputs as bars, with the p10/p90 spread.
+func TrainRunsChart(runs []RecordedTrainRun) ([]byte, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no recorded training runs")
+	}
+	var bars []plot.Bar
+	for _, t := range runs {
+		r := t.Result
+		label, _, _ := strings.Cut(t.Config, ",")
+		bar := plot.Bar{Label: label, Value: r.SamplesPerSec}
+		if r.StepP10Ms > 0 && r.StepP90Ms > 0 {
+			bar.Low, bar.High = float64(r.Batch)*1e3/r.StepP90Ms, float64(r.Batch)*1e3/r.StepP10Ms
+		}
+		bars = append(bars, bar)
+	}
+	return plot.Bars("Recorded training runs: one configuration each", "samples/s", trainCaption(runs), bars)
+}
+
+// RecordedTable lists what the GPU machine recorded: the ladder results files, the profiles and the training runs.
+func RecordedTable(files []RecordedFile, reps []RecordedProfile, trains []RecordedTrainRun) string {
+	var rows [][]string
+	for _, f := range files {
+		c := f.File.Conditions
+		rows = append(rows, []string{"ladder", filepath.Base(f.Path), c.GPU, c.Date,
+			fmt.Sprintf("%d steps, %s", len(f.File.Results), c.DataKind())})
+	}
+	for _, p := range reps {
+		c := p.Report.Conditions
+		rows = append(rows, []string{"profile", filepath.Base(p.Dir), cmp.Or(c.GPU, "—"), c.Date, p.Report.Title})
+	}
+	for _, t := range trains {
+		rows = append(rows, []string{"train", filepath.Base(filepath.Dir(t.Path)) + "/" + filepath.Base(t.Path),
+			t.Conditions.GPU, t.Conditions.Date, t.Config})
+	}
+	return plot.HTMLTable([]string{"kind", "file", "GPU", "date", "what"}, rows,
+		"recorded on the GPU machine, shown beside every run")
 }
