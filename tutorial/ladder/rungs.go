@@ -1,7 +1,3 @@
-// Package ladder is the tutorial's optimisation ladder: each rung is a [Config] — the previous rung plus one
-// edit — a runner that measures it honestly (warm-up, a timed window, median and spread, compile time apart, the
-// step time split into data wait / transfer / compute), and the results file that the README, the plots and the
-// notebooks read.
 package ladder
 
 import (
