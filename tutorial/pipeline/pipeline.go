@@ -18,7 +18,8 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 )
 
-// Format is what a batch holds; it matches train.Input.
+// Format is what a batch holds: what the device input stage (train.Input) leaves to the host. ladder.Config.Feed
+// derives it from the rung's input stage, so the two never disagree.
 type Format int
 
 const (

@@ -15,8 +15,11 @@ type LossScaler struct {
 	BackoffFactor  float64 // ×0.5 on any inf/NaN gradient, and the step is skipped
 }
 
-// DefaultScaler is GradScaler's default.
-var DefaultScaler = LossScaler{InitScale: 65536, GrowthFactor: 2, GrowthInterval: 2000, BackoffFactor: 0.5}
+// DefaultScaler is GradScaler's default (a function, not a variable: a default nobody can change behind a caller's
+// back).
+func DefaultScaler() LossScaler {
+	return LossScaler{InitScale: 65536, GrowthFactor: 2, GrowthInterval: 2000, BackoffFactor: 0.5}
+}
 
 // ScalerState is the scaler's state between steps (on the device it is two scalars of the training state).
 type ScalerState struct {

@@ -30,7 +30,7 @@ type Config struct {
 // DefaultConfig is the tutorial's baseline: float32, batch 32, 224×224, SGD(lr 0.001, momentum 0.9).
 func DefaultConfig() Config {
 	return Config{Precision: F32, Batch: 32, ImageSize: 224, Input: InputFloat32, StepsPerCall: 1,
-		LR: 0.001, Momentum: 0.9, Scaler: DefaultScaler, Seed: 1}
+		LR: 0.001, Momentum: 0.9, Scaler: DefaultScaler(), Seed: 1}
 }
 
 // Validate returns a clear error for a configuration that cannot be built.
