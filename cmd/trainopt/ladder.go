@@ -65,6 +65,9 @@ func cmdLadder(args []string) error {
 		return err
 	}
 	fmt.Print(file.Markdown())
+	if line := choice.ExecutableCacheLine(); line != "" {
+		fmt.Fprintln(os.Stderr, "ladder: "+line)
+	}
 	fmt.Printf("\nresults: %s, %s, %s\n", jsonPath, mdPath, strings.Join(charts, ", "))
 	if failed > 0 {
 		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))

@@ -91,6 +91,9 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
+	if line := choice.ExecutableCacheLine(); line != "" {
+		fmt.Fprintln(os.Stderr, "train: "+line)
+	}
 	fmt.Printf("summary: %s on %s (%s)\n", step.Name, choice.Device, dataKind(trainSet))
 	// The prefix up to the first "s" is what notebooks/nbutil reads back from recorded train logs.
 	fmt.Printf("  first call (compile + autotune + 1 step): %.1f s (compile %.1f s + first execution %.1f s)\n",

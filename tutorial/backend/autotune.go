@@ -16,15 +16,16 @@ package backend
 // profile.ReadAutotuneCache summarises). Both are ordinary XLA_FLAGS, so they add to
 // XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions: a kernel
 // then ran 5.3 ms instead of 4.1 ms). The per-fusion cache directory covers fusions only, not convolution
-// algorithms; executable serialization (PJRT_Executable_Serialize) would skip compilation entirely but go-xla
-// v0.4.13 does not expose it and GoMLX's executables cannot be built from outside.
+// algorithms. Skipping compilation entirely takes serialized executables, which go-xla does not expose:
+// executables.go reaches them below go-xla.
 //
 // The rest of a warm first call (17.5 s for 10@128 on the H200, session 3) is XLA's HLO passes (2.1 s), LLVM and
 // ptxas for ~900 kernels (1.9 s) and, most of it, the first execution (~13 s). Timed apart (the trainer compiles
 // before its first Execute since run17), warm compiles take 4–10 s and first executions 5–17 s. cuDNN's API log of
 // one (assets/gpu-runs/2026-12-03-h200-run17) puts 10.8 s of it in finalizing the execution plans of the 51
 // depthwise convolutions, whose engines cuDNN 9.19 compiles at run time with NVRTC (0.15–0.38 s each); XLA keeps
-// those plans neither in this cache nor anywhere else across processes, so nothing here can make them warm.
+// those plans neither in this cache nor in a serialized executable. Only with conv fusion (fast-start mode,
+// executables_plan.go) does XLA build cuDNN graphs while compiling, at the cost of a slower step.
 // Excluding the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) cut the first call to 7.5–10.3 s but the step
 // ran 2.6–11× slower (…-run18, …-run19): they stay.
 //

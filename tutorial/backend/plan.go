@@ -51,6 +51,10 @@ type Plan struct {
 	// kernels already.
 	KernelCache     string
 	KernelCacheWarm bool
+	// ExecutableCache is the directory of serialized executables ("" if none; see executables.go).
+	ExecutableCache string
+	// FastStart is true when fast-start mode added conv fusion to XLA_FLAGS (see [FastStartEnv]).
+	FastStart bool
 	// GPU is what was found about NVIDIA GPUs.
 	GPU GPUInfo
 	// SetEnv lists the variables to set, in order, before creating the backend.
@@ -155,7 +159,8 @@ func (p *Plan) useXLA(env Env, pluginPath string, options []string) {
 //     plugin RPATH finds site-packages/nvidia by itself;
 //   - XLA_FLAGS with --xla_gpu_cuda_data_dir=<dir holding nvvm/libdevice/libdevice.10.bc>, existing flags
 //     kept, never duplicated (see CUDADataDirFlag);
-//   - XLA_FLAGS that save XLA's autotuning results to a file and load them in the next process (autotune.go).
+//   - XLA_FLAGS that save XLA's autotuning results to a file and load them in the next process (autotune.go);
+//   - the executable cache's directory and, in fast-start mode, conv fusion (executables_plan.go).
 func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	if pluginPath != "" && !env.isDir(filepath.Join(filepath.Dir(filepath.Dir(pluginPath)), "nvidia")) {
 		if _, set := env.Lookup("GOPJRT_CUDA_CHECKS"); !set {
@@ -164,8 +169,12 @@ func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	}
 	existing := env.Getenv("XLA_FLAGS")
 	flags := existing
-	if add := p.autotuneCache(env, pluginPath, existing); len(add) > 0 {
+	add := append(p.autotuneCache(env, pluginPath, existing), p.fastStart(env, existing)...)
+	if len(add) > 0 {
 		flags = strings.TrimSpace(strings.Join(append([]string{flags}, add...), " "))
+	}
+	if pluginPath != "" {
+		p.executableCache(env, pluginPath)
 	}
 	defer func() {
 		if flags != existing {
