@@ -88,7 +88,7 @@ func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
 	}
 	failed := plan
 	plan = Plan{Config: "go", Kind: KindGo, GPU: failed.GPU, NumCPU: failed.NumCPU, SetEnv: failed.SetEnv,
-		Notes:  append(failed.Notes, "planned "+failed.Config+": "+failed.Reason),
+		Notes: append(failed.Notes, "planned "+failed.Config+": "+failed.Reason), Warnings: failed.Warnings,
 		Reason: fmt.Sprintf("fell back to pure Go: %s; set %s to override", shorten(fallback, 240), ConfigEnvVar)}
 	return newChoice(plan, b, envSet), nil
 }
@@ -189,6 +189,9 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 		if plan.KernelCache != "" {
 			c.Reason += map[bool]string{true: ", kernel cache loaded", false: ", kernel cache empty"}[plan.KernelCacheWarm]
 		}
+	}
+	for _, w := range plan.Warnings {
+		c.Reason += "; WARNING: " + w
 	}
 	c.Device = deviceWords(plan, b)
 	return c
