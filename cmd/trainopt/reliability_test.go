@@ -206,7 +206,7 @@ func TestExitCodesAreTheReadmes(t *testing.T) {
 	}
 	cases := map[int][][]string{
 		exitOK:  {{"-h"}, {"train", "-h"}, {"ladder", "-h"}, {"train", "-data", data, "-steps", "2"}},
-		exitRun: {{"memory", "-data", data, "-timed", "1"}}, // no compiled memory statistics on the pure-Go backend
+		exitRun: {{"memory", "-data", data, "-timed", "1", "-out", out}}, // no compiled memory statistics on the pure-Go backend
 		exitUsage: {{"train", "-batch", "0"}, {"train", "-data", data, "-train-images", "64", "-batch", "1000000"},
 			{"train", "-size", "0"}, {"train", "-k", "0"}, {"ladder", "-k", "0"}, {"train", "-nope"}, {"frobnicate"}},
 		exitData:        {{"train", "-real", "-data", data}, {"results", notResults}},

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 )
 
 // The validation layer: every command's options have a validate method that runs before any work (no backend, no
@@ -61,14 +63,30 @@ func (c *checks) err(cmd string) error {
 	return usageError{fmt.Errorf("%s: %w", cmd, errors.Join(c.errs...))}
 }
 
-// checkOut makes sure the -out folder can be written before any work: created if missing, and a file created and
-// removed in it. A folder that cannot be written is a usage error (the flag's value), said before minutes of
-// training instead of after them.
+// checkOut makes sure the -out folder can be written before any work: a file is created and removed in it or, when
+// it does not exist yet, in the nearest folder above it that does (the command creates the rest when it writes).
+// A folder that cannot be written is a usage error (the flag's value), said before minutes of training instead of
+// after them.
 func checkOut(cmd, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageError{fmt.Errorf("%s: -out %s cannot be created: %w", cmd, dir, err)}
+	probe := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(probe)
+		if err == nil {
+			if !fi.IsDir() {
+				return usageError{fmt.Errorf("%s: -out %s: %s is not a folder", cmd, dir, probe)}
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return usageError{fmt.Errorf("%s: -out %s: %w", cmd, dir, err)}
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			return usageError{fmt.Errorf("%s: -out %s: %w", cmd, dir, err)}
+		}
+		probe = parent
 	}
-	f, err := os.CreateTemp(dir, ".trainopt-write-check-*")
+	f, err := os.CreateTemp(probe, ".trainopt-write-check-*")
 	if err != nil {
 		return usageError{fmt.Errorf("%s: -out %s is not writable: %w", cmd, dir, err)}
 	}
