@@ -22,10 +22,16 @@ import (
 func cmdLadder(args []string) error {
 	fs := flag.NewFlagSet("ladder", flag.ContinueOnError)
 	lf := addLadderFlags(fs, 60)
-	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch)")
-	out := fs.String("out", "assets/results", "folder for <gpu>-<date>.json/.md")
+	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch; all: every step)")
+	out := fs.String("out", "assets/results", "folder for the run's new <gpu>-<date>T<time>Z-<id>.json/.md/.svg")
 	torch := fs.String("torch", "", "PyTorch ladder output (torch_ladder.py's JSON lines) measured in the same device call, to compare")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := lf.validate("ladder", *stepList); err != nil {
+		return err
+	}
+	if err := checkOut("ladder", *out); err != nil {
 		return err
 	}
 	choice, steps, opt, trainSet, err := lf.setup("ladder", *stepList)
@@ -44,7 +50,15 @@ func cmdLadder(args []string) error {
 	}
 	failed := 0
 	var jsonPath, mdPath string
-	for _, s := range steps {
+	ids := func(steps []ladder.Step) string { // "step 1", "steps 1, 2"
+		var ids []string
+		for _, s := range steps {
+			ids = append(ids, s.ID)
+		}
+		return map[bool]string{true: "step ", false: "steps "}[len(ids) == 1] + strings.Join(ids, ", ")
+	}
+	keptOnInterrupt("nothing (no step had finished)", ids(steps)+" and the charts")
+	for i, s := range steps {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if err == nil && *smoke {
 			err = res.Trained() // the smoke run's assertion: each step trained
@@ -55,20 +69,40 @@ func cmdLadder(args []string) error {
 			fmt.Fprintf(os.Stderr, "  step %s FAILED: %v\n", s.ID, err)
 		}
 		file.Results = append(file.Results, res)
-		// Written after every step: a long run that dies keeps what it measured.
-		if jsonPath, mdPath, err = file.Write(*out); err != nil {
+		// Written after every step: a long run that dies keeps what it measured. An interrupt waits for the write.
+		err = uninterrupted(func() (kept, lost string, err error) {
+			if jsonPath, mdPath, err = file.Write(*out); err != nil {
+				return "", "", err
+			}
+			kept = fmt.Sprintf("%s and %s with the results of %s (%d of %d)", jsonPath, mdPath, ids(steps[:i+1]),
+				i+1, len(steps))
+			lost = fmt.Sprintf("the charts (trainopt results %s draws them)", jsonPath)
+			if i+1 < len(steps) {
+				lost = ids(steps[i+1:]) + " and " + lost
+			}
+			return kept, lost, nil
+		})
+		if err != nil {
 			return err
 		}
 	}
-	charts, err := file.WriteCharts(*out)
-	if err != nil {
-		return err
-	}
+	var charts []string
+	chartErr := uninterrupted(func() (string, string, error) {
+		charts, err = file.WriteCharts(*out)
+		return fmt.Sprintf("%s, %s and its charts", jsonPath, mdPath), "", err
+	})
+	// The results are said even when the charts fail (every step failed: nothing to draw).
 	fmt.Print(file.Markdown())
 	if line := choice.ExecutableCacheLine(); line != "" {
 		fmt.Fprintln(os.Stderr, "ladder: "+line)
 	}
-	fmt.Printf("\nresults: %s, %s, %s\n", jsonPath, mdPath, strings.Join(charts, ", "))
+	fmt.Printf("\nresults: %s\n", strings.Join(append([]string{jsonPath, mdPath}, charts...), ", "))
+	if chartErr != nil {
+		if failed == 0 {
+			return chartErr
+		}
+		fmt.Fprintf(os.Stderr, "ladder: charts not drawn: %v\n", chartErr)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))
 	}
@@ -173,17 +207,19 @@ func syncReadme(path string) error {
 	return plot.WriteFile(path, []byte(out))
 }
 
-// ladderFlags are the flags that the ladder and profile commands share.
+// ladderFlags are the flags that the ladder, profile and memory commands share.
 type ladderFlags struct {
 	dataDir, batches *string
 	k, warmup, timed *int
 	row              *int
 	model            *string
 	smoke            *bool
+	fs               *flag.FlagSet
+	timedMin         int // 1; 0 where the command sets the timed window itself (memory)
 }
 
 func addLadderFlags(fs *flag.FlagSet, timedDefault int) ladderFlags {
-	return ladderFlags{
+	return ladderFlags{fs: fs, timedMin: min(timedDefault, 1),
 		dataDir: fs.String("data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)"),
 		batches: fs.String("batches", "128,256,512", "batch sizes of steps 9 and up"),
 		k:       fs.Int("k", 10, "training steps per Execute in step 10"),
@@ -196,6 +232,36 @@ func addLadderFlags(fs *flag.FlagSet, timedDefault int) ladderFlags {
 		smoke: fs.Bool("smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
 			"automatic on a machine without a GPU"),
 	}
+}
+
+// given reports whether the command line set the flag (smoke sizes replace defaults, never a value given).
+func (f ladderFlags) given(name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// validate checks the shared flags and the step list before any work (see validate.go): the numbers, the batch
+// list, the step IDs and the -model formulation.
+func (f ladderFlags) validate(cmd, ids string) error {
+	var c checks
+	c.atLeast("k", *f.k, 1)
+	c.atLeast("warmup", *f.warmup, 0)
+	c.atLeast("timed", *f.timed, f.timedMin)
+	model := mobilenet.Default()
+	model.ReductionRow = *f.row
+	c.config("-reduction-row", model.Validate())
+	batches, err := parseBatches(*f.batches)
+	c.add(err)
+	if err == nil {
+		steps, err := ladder.Select(ladder.Ladder(runtime.NumCPU(), batches, *f.k), ids)
+		c.add(err)
+		if err == nil {
+			_, err = ladder.WithFormulation(steps, *f.model)
+			c.add(err)
+		}
+	}
+	return c.err(cmd)
 }
 
 // setup discovers the backend, switches to smoke sizes without a GPU (and to one step per call where the backend
@@ -213,6 +279,7 @@ func (f ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []lad
 		fmt.Fprintf(os.Stderr, "%s: no GPU — running smoke sizes on the CPU (numbers show that each step trains, not speed)\n", cmd)
 		*f.smoke = true
 	}
+
 	if !train.IsXLA(choice.Backend) && *f.k > 1 {
 		fmt.Fprintf(os.Stderr, "%s: step 10 runs 1 step per call on %s (its While loop cannot hold a gradient yet)\n", cmd, choice.Backend)
 		*f.k = 1
@@ -234,8 +301,30 @@ func (f ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []lad
 	if *f.smoke {
 		steps, opt = ladder.Smoke(steps)
 		nTrain = ladder.SmokeTrainImages
+		if f.given("warmup") { // the smoke sizes replace the defaults, not a value given on the command line
+			opt.Warmup = *f.warmup
+		}
+		if f.given("timed") {
+			opt.Steps = *f.timed
+		}
+		if cmd == "ladder" {
+			how := "the smoke sizes' own; -warmup and -timed change them"
+			if f.given("warmup") || f.given("timed") {
+				how = "smoke sizes with what -warmup/-timed gave"
+			}
+			fmt.Fprintf(os.Stderr, "%s: warm-up %d and %d timed steps per ladder step (%s)\n", cmd, opt.Warmup, opt.Steps, how)
+		}
 	}
 	opt.Progress = os.Stderr
-	trainSet, _, err = loadData(*f.dataDir, false, nTrain, 100)
+	if trainSet, _, err = loadData(*f.dataDir, false, nTrain, 100); err != nil {
+		return
+	}
+	for _, s := range steps {
+		if s.Train.Batch > trainSet.Len() {
+			err = usageError{fmt.Errorf("%s: step %s's batch %d is larger than the %d training images (-batches)",
+				cmd, s.ID, s.Train.Batch, trainSet.Len())}
+			return
+		}
+	}
 	return
 }

@@ -242,11 +242,8 @@ func runStep(id, formulation string) (*ladder.Result, error) {
 		res.Error = runErr.Error()
 	}
 	mergeResult(runs, s.Steps, res)
-	if _, _, err := runs.Write(filepath.Dir(path)); err != nil {
+	if _, err := runs.WriteAs(path); err != nil { // one file per mode, on purpose: merged step by step
 		return nil, fmt.Errorf("writing the notebooks' results file: %w", err)
-	}
-	if err := renameRuns(runs, path); err != nil {
-		return nil, err
 	}
 	if runErr != nil {
 		return nil, fmt.Errorf("step %s failed: %w", step.ID, runErr)
@@ -322,13 +319,7 @@ func runsName(c ladder.Conditions) string {
 	if c.Smoke {
 		return "smoke"
 	}
-	f := ladder.File{Conditions: c}
-	name := f.Name()
-	// Drop the date: one file per device, the latest run of each step.
-	if i := strings.LastIndex(name, "-"+c.Date); i > 0 {
-		name = name[:i]
-	}
-	return name
+	return c.DeviceName() // no date: one file per device, the latest run of each step
 }
 
 // readRuns reads the mode's results file, or starts one; a file measured under other conditions (another device,
@@ -357,22 +348,6 @@ func (s *Session) readRuns(c ladder.Conditions) (*ladder.File, string, error) {
 func sameConditions(a, b ladder.Conditions) bool {
 	return a.GPU == b.GPU && a.ImageSize == b.ImageSize && a.Model == b.Model && a.Smoke == b.Smoke &&
 		a.Synthetic == b.Synthetic && a.Versions == b.Versions && a.Warmup == b.Warmup && a.TimedSteps == b.TimedSteps
-}
-
-// renameRuns moves what File.Write wrote (<Name>.json/.md) to the mode's fixed name.
-func renameRuns(f *ladder.File, path string) error {
-	dir := filepath.Dir(path)
-	base := strings.TrimSuffix(path, ".json")
-	for _, ext := range []string{".json", ".md"} {
-		from := filepath.Join(dir, f.Name()+ext)
-		if from == base+ext {
-			continue
-		}
-		if err := os.Rename(from, base+ext); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // mergeResult puts r in f (replacing an earlier result of the same step), in ladder order.

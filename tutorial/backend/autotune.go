@@ -83,25 +83,9 @@ func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string
 		p.note("XLA_FLAGS already sets autotune results files: kept as is")
 		return nil
 	}
-	file := env.Getenv(AutotuneCacheEnv)
-	switch {
-	case file == "off":
-		p.note("%s=off: XLA autotunes every configuration in every process", AutotuneCacheEnv)
-		return nil
-	case file == "":
-		dir := env.Getenv("XDG_CACHE_HOME")
-		if !filepath.IsAbs(dir) {
-			if h := env.home(); h != "" {
-				dir = filepath.Join(h, ".cache")
-			}
-		}
-		if dir == "" {
-			p.note("no cache directory ($XDG_CACHE_HOME, $HOME): no autotune cache; set %s", AutotuneCacheEnv)
-			return nil
-		}
-		file = filepath.Join(dir, "trainopt", "xla-autotune-"+env.pluginKey(pluginPath)+".pb")
-	case !filepath.IsAbs(file):
-		p.note("%s=%q is not an absolute path: no autotune cache", AutotuneCacheEnv, file)
+	file, why := AutotuneCacheFile(env, pluginPath)
+	if file == "" {
+		p.note("%s", why)
 		return nil
 	}
 	p.AutotuneCache = file
@@ -140,6 +124,26 @@ func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string
 		}
 	}
 	return append(flags, KernelCacheFlag+"="+p.KernelCache)
+}
+
+// AutotuneCacheFile is the autotune cache file for a plugin under env: $TRAINOPT_AUTOTUNE_CACHE when it names one,
+// else the default under the user's cache directory. "" with the reason when there is none (off, a relative path,
+// no cache directory). The backend's plan and `trainopt autotune` both ask it, so they read the same file.
+func AutotuneCacheFile(env Env, pluginPath string) (file, why string) {
+	file = env.Getenv(AutotuneCacheEnv)
+	switch {
+	case file == "off":
+		return "", fmt.Sprintf("%s=off: XLA autotunes every configuration in every process", AutotuneCacheEnv)
+	case file == "":
+		dir := env.cacheDir()
+		if dir == "" {
+			return "", fmt.Sprintf("no cache directory ($XDG_CACHE_HOME, $HOME): no autotune cache; set %s", AutotuneCacheEnv)
+		}
+		return filepath.Join(dir, "xla-autotune-"+env.pluginKey(pluginPath)+".pb"), ""
+	case !filepath.IsAbs(file):
+		return "", fmt.Sprintf("%s=%q is not an absolute path: no autotune cache", AutotuneCacheEnv, file)
+	}
+	return file, ""
 }
 
 // wellFormedProto checks that data is a sequence of whole protobuf fields (what a truncated write breaks),
@@ -194,4 +198,20 @@ func planWithCache(env Env, opts ...Option) Plan {
 		plan.Reason += "; no autotune cache (" + shorten(err.Error(), 160) + "; set " + AutotuneCacheEnv + "=FILE)"
 	}
 	return plan
+}
+
+// cacheDir is trainopt's folder under the user's cache directory ($XDG_CACHE_HOME, else ~/.cache), "" when
+// neither is known: the autotune and executable caches live there by default.
+func (e Env) cacheDir() string {
+	dir := e.Getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(dir) {
+		dir = ""
+		if h := e.home(); h != "" {
+			dir = filepath.Join(h, ".cache")
+		}
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "trainopt")
 }

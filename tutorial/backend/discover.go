@@ -93,7 +93,7 @@ func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
 	}
 	failed := plan
 	plan = Plan{Config: "go", Kind: KindGo, GPU: failed.GPU, NumCPU: failed.NumCPU, SetEnv: failed.SetEnv,
-		Notes:  append(failed.Notes, "planned "+failed.Config+": "+failed.Reason),
+		Notes: append(failed.Notes, "planned "+failed.Config+": "+failed.Reason), Warnings: failed.Warnings,
 		Reason: fmt.Sprintf("fell back to pure Go: %s; set %s to override", shorten(fallback, 240), ConfigEnvVar)}
 	return newChoice(plan, b, envSet), nil
 }
@@ -197,6 +197,9 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 	}
 	if plan.FastStart {
 		c.Reason += "; fast start (" + ConvFusionFlag + "=true: first execution ~1 s, step slower)"
+	}
+	for _, w := range plan.Warnings {
+		c.Reason += "; WARNING: " + w
 	}
 	c.Device = deviceWords(plan, b)
 	return c

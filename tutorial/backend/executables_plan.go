@@ -25,17 +25,12 @@ func (p *Plan) executableCache(env Env, pluginPath string) {
 		p.note("%s=off: every process compiles its programs", ExecutableCacheEnv)
 		return
 	case dir == "":
-		base := env.Getenv("XDG_CACHE_HOME")
-		if !filepath.IsAbs(base) {
-			if h := env.home(); h != "" {
-				base = filepath.Join(h, ".cache")
-			}
-		}
+		base := env.cacheDir()
 		if base == "" {
 			p.note("no cache directory ($XDG_CACHE_HOME, $HOME): no executable cache; set %s", ExecutableCacheEnv)
 			return
 		}
-		dir = filepath.Join(base, "trainopt", "executables-"+env.pluginKey(pluginPath))
+		dir = filepath.Join(base, "executables-"+env.pluginKey(pluginPath))
 	case !filepath.IsAbs(dir):
 		p.note("%s=%q is not an absolute path: no executable cache", ExecutableCacheEnv, dir)
 		return

@@ -67,6 +67,9 @@ type Plan struct {
 	Reason string
 	// Notes are secondary facts (what was searched, what was kept), for Details.
 	Notes []string
+	// Warnings are the notes about something the user asked for that was not done (a PJRT_PLUGIN that is not
+	// there): the one-line Choice says them too.
+	Warnings []string
 	// NumCPU is copied from Env for the CPU device description.
 	NumCPU int
 }
@@ -109,7 +112,7 @@ func MakePlan(env Env, opts ...Option) Plan {
 			}
 			return p
 		}
-		p.note("PJRT_PLUGIN=%q ignored: not an absolute path to an existing file", pp)
+		p.warn("PJRT_PLUGIN=%q ignored: not an absolute path to an existing file", pp)
 	}
 
 	if !p.GPU.Found {
@@ -209,6 +212,12 @@ func (p *Plan) setEnv(env Env, name, value string) {
 
 func (p *Plan) note(format string, args ...any) {
 	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
+}
+
+// warn records a note that the one-line Choice also says: something the user asked for was not done.
+func (p *Plan) warn(format string, args ...any) {
+	p.note(format, args...)
+	p.Warnings = append(p.Warnings, fmt.Sprintf(format, args...))
 }
 
 func optionSuffix(options []string) string {

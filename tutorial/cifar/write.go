@@ -39,7 +39,7 @@ func writeAtomic(path string, fill func(w io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(base, "tmp"))
 	if err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}

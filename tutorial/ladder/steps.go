@@ -154,14 +154,22 @@ func (s Step) with(id, name, why string, change func(*Step)) Step {
 	return n
 }
 
-// Select keeps the steps whose ID (or ID before "@") is in the comma-separated list; "all" keeps every step.
+// Select keeps the steps whose ID (or ID before "@") is in the comma-separated list; "all" keeps every step. An
+// empty list (or an empty item in it) is an error, not "all": a script whose variable came out empty must not run
+// the whole ladder.
 func Select(steps []Step, list string) ([]Step, error) {
-	if list == "" || list == "all" {
+	if list == "all" {
 		return steps, nil
+	}
+	if strings.TrimSpace(list) == "" {
+		return nil, fmt.Errorf("no ladder steps given: want step IDs separated by commas (e.g. 1,2,10) or \"all\"")
 	}
 	want := map[string]bool{}
 	for _, id := range strings.Split(list, ",") {
-		want[strings.TrimSpace(id)] = true
+		if id = strings.TrimSpace(id); id == "" {
+			return nil, fmt.Errorf("ladder steps %q: an empty step ID", list)
+		}
+		want[id] = true
 	}
 	var out []Step
 	matched := map[string]bool{}
