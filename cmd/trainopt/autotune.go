@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -31,10 +30,9 @@ func cmdAutotune(args []string) error {
 	}
 	file := fs.Arg(0)
 	if file == "" {
-		file = backend.MakePlan(backend.OSEnv()).AutotuneCache
-		if file == "" {
-			return usageError{fmt.Errorf("autotune: no autotune cache on this machine (no CUDA backend, or %s=off): give a FILE",
-				backend.AutotuneCacheEnv)}
+		var why string
+		if file, why = defaultAutotuneCache(); file == "" {
+			return usageError{fmt.Errorf("autotune: no autotune cache on this machine (%s): give a FILE", why)}
 		}
 	}
 	if *drop != "" {
@@ -46,6 +44,19 @@ func cmdAutotune(args []string) error {
 	}
 	fmt.Printf("# XLA autotune cache %s\n\n%s", file, c.Markdown())
 	return nil
+}
+
+// defaultAutotuneCache is the cache the backend would use now: the file TRAINOPT_AUTOTUNE_CACHE names (on any
+// machine: it may have been copied from a GPU one), else the CUDA backend's default file ("" without one).
+func defaultAutotuneCache() (file, why string) {
+	env := backend.OSEnv()
+	if v := env.Getenv(backend.AutotuneCacheEnv); v != "" {
+		return backend.AutotuneCacheFile(env, "")
+	}
+	if file = backend.MakePlan(env).AutotuneCache; file == "" {
+		why = fmt.Sprintf("no CUDA backend, and %s is not set", backend.AutotuneCacheEnv)
+	}
+	return file, why
 }
 
 // dropCudnnAlgos writes file without the cuDNN entries that chose one of the algos in list to out.
@@ -61,7 +72,7 @@ func dropCudnnAlgos(file, list, out string) error {
 		}
 		algos = append(algos, a)
 	}
-	data, err := os.ReadFile(file)
+	data, err := profile.ReadAutotuneFile(file)
 	if err != nil {
 		return dataError{err}
 	}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 )
@@ -25,21 +23,42 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// The missing-data message names this command's own ways to get the data, not the library's functions.
+func init() {
+	cifar.MissingDataHint = "get it with `trainopt data -download` (the official archive, 170 MB, verified), or write " +
+		"the synthetic stand-in with `trainopt data -synthetic` (add -dir DIR for another folder than data)"
+}
+
 func cmdData(args []string) error {
 	fs := flag.NewFlagSet("data", flag.ContinueOnError)
 	dir := fs.String("dir", "data", "where CIFAR-10 lives (the folder holding cifar-10-batches-bin/)")
 	download := fs.Bool("download", false, "download and verify the official CIFAR-10 binary archive (170 MB)")
 	synthetic := fs.Bool("synthetic", false, "write the deterministic synthetic stand-in (same binary format)")
+	timeout := fs.Duration("timeout", cifar.DefaultResponseTimeout, "with -download: give up when the server (or a "+
+		"proxy) has not answered within this long")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	var c checks
+	if *download == *synthetic {
+		c.failf("give exactly one of -download or -synthetic")
+	}
+	if *timeout <= 0 {
+		c.failf("-timeout must be > 0, got %s", *timeout)
+	}
+	if err := c.err("data"); err != nil {
+		return err
+	}
 	switch {
-	case *download == *synthetic:
-		return usageError{errors.New("data: give exactly one of -download or -synthetic")}
 	case *download:
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		path, err := cifar.Download(ctx, *dir, os.Stderr)
+		// Ctrl-C cancels the download, which removes its partial file before the interrupt's message and exit.
+		keptOnInterrupt("nothing (the partial download is removed)", "CIFAR-10")
+		var path string
+		err := uninterrupted(func() (string, string, error) {
+			var err error
+			path, err = cifar.Download(interruptContext(), *dir, os.Stderr, cifar.WithTimeouts(0, *timeout, 0))
+			return "CIFAR-10 in " + path, "", err
+		})
 		if err != nil {
 			return dataError{err}
 		}
@@ -53,22 +72,26 @@ func cmdData(args []string) error {
 	return nil
 }
 
-// loadData returns the training and test sets: real CIFAR-10 from dir when present, otherwise the synthetic stand-in
-// generated in memory (said loudly). n > 0 keeps only the first n training images (smoke runs).
+// loadData returns the training and test sets: real CIFAR-10 from dir when present, otherwise the synthetic
+// stand-in generated in memory (said loudly). n > 0 keeps only the first n training images (smoke runs).
+// With requireReal (-real) no data, or data carrying the SYNTHETIC marker, is refused.
 func loadData(dir string, requireReal bool, nTrain, nTest int) (trainSet, testSet *cifar.Set, err error) {
-	if requireReal {
-		if _, err := cifar.Check(dir); err != nil {
-			return nil, nil, dataError{err}
-		}
-	}
-	if trainSet, testSet, err = cifar.LoadOrSynthetic(dir, nTrain, nTest); err != nil {
+	trainSet, testSet, err = cifar.Load(dir)
+	switch {
+	case err == nil && requireReal && trainSet.Synthetic:
+		return nil, nil, dataError{fmt.Errorf("-real: %s is the synthetic stand-in (it carries the %s marker), not "+
+			"CIFAR-10: %w", dir, cifar.SyntheticMarker, cifar.ErrSyntheticData)}
+	case err == nil:
+		fmt.Fprintf(os.Stderr, "data: %s (%d train / %d test images)\n", trainSet.Source, trainSet.Len(), testSet.Len())
+	case requireReal || !errors.Is(err, cifar.ErrNoData):
 		return nil, nil, dataError{err}
-	}
-	if trainSet.Synthetic {
+	default:
 		fmt.Fprintf(os.Stderr, "data: no CIFAR-10 in %q — using SYNTHETIC class-dependent data generated in memory "+
 			"(run `trainopt data -download` for the real set)\n", dir)
-	} else {
-		fmt.Fprintf(os.Stderr, "data: %s (%d train / %d test images)\n", trainSet.Source, trainSet.Len(), testSet.Len())
+	}
+	// The same sets (or, with no data, the generated stand-in) at the sizes asked for.
+	if trainSet, testSet, err = cifar.LoadOrSynthetic(dir, nTrain, nTest); err != nil {
+		return nil, nil, dataError{err}
 	}
 	return trainSet, testSet, nil
 }

@@ -14,16 +14,23 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
 func cmdLadder(args []string) error {
 	fs := flag.NewFlagSet("ladder", flag.ContinueOnError)
 	lf := addLadderFlags(fs, 60)
-	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch)")
-	out := fs.String("out", "assets/results", "folder for <gpu>-<date>.json/.md")
+	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch; all: every step)")
+	out := fs.String("out", "assets/results", "folder for the run's new <gpu>-<date>T<time>Z-<id>.json/.md/.svg")
 	torch := fs.String("torch", "", "PyTorch ladder output (torch_ladder.py's JSON lines) measured in the same device call, to compare")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := lf.validate("ladder", *stepList); err != nil {
+		return err
+	}
+	if err := checkOut("ladder", *out); err != nil {
 		return err
 	}
 	choice, steps, opt, trainSet, err := lf.setup("ladder", *stepList)
@@ -43,7 +50,15 @@ func cmdLadder(args []string) error {
 	}
 	failed := 0
 	var jsonPath, mdPath string
-	for _, s := range steps {
+	ids := func(steps []ladder.Config) string { // "step 1", "steps 1, 2"
+		var ids []string
+		for _, s := range steps {
+			ids = append(ids, s.ID.String())
+		}
+		return map[bool]string{true: "step ", false: "steps "}[len(ids) == 1] + strings.Join(ids, ", ")
+	}
+	keptOnInterrupt("nothing (no step had finished)", ids(steps)+" and the charts")
+	for i, s := range steps {
 		if opt.Trainers != nil {
 			// Only consecutive steps share a program (4, 5, 5b, 6): free the others' device memory first, so
 			// that the allocator's peak reads as this step's.
@@ -59,17 +74,40 @@ func cmdLadder(args []string) error {
 			fmt.Fprintf(os.Stderr, "  step %s FAILED: %v\n", s.ID, err)
 		}
 		file.Results = append(file.Results, res)
-		// Written after every step: a long run that dies keeps what it measured.
-		if jsonPath, mdPath, err = file.Write(*out); err != nil {
+		// Written after every step: a long run that dies keeps what it measured. An interrupt waits for the write.
+		err = uninterrupted(func() (kept, lost string, err error) {
+			if jsonPath, mdPath, err = file.Write(*out); err != nil {
+				return "", "", err
+			}
+			kept = fmt.Sprintf("%s and %s with the results of %s (%d of %d)", jsonPath, mdPath, ids(steps[:i+1]),
+				i+1, len(steps))
+			lost = fmt.Sprintf("the charts (trainopt results %s draws them)", jsonPath)
+			if i+1 < len(steps) {
+				lost = ids(steps[i+1:]) + " and " + lost
+			}
+			return kept, lost, nil
+		})
+		if err != nil {
 			return err
 		}
 	}
-	charts, err := file.WriteCharts(*out)
-	if err != nil {
-		return err
-	}
+	var charts []string
+	chartErr := uninterrupted(func() (string, string, error) {
+		charts, err = file.WriteCharts(*out)
+		return fmt.Sprintf("%s, %s and its charts", jsonPath, mdPath), "", err
+	})
+	// The results are said even when the charts fail (every step failed: nothing to draw).
 	fmt.Print(file.Markdown())
-	fmt.Printf("\nresults: %s, %s, %s\n", jsonPath, mdPath, strings.Join(charts, ", "))
+	if line := choice.ExecutableCacheLine(); line != "" {
+		fmt.Fprintln(os.Stderr, "ladder: "+line)
+	}
+	fmt.Printf("\nresults: %s\n", strings.Join(append([]string{jsonPath, mdPath}, charts...), ", "))
+	if chartErr != nil {
+		if failed == 0 {
+			return chartErr
+		}
+		fmt.Fprintf(os.Stderr, "ladder: charts not drawn: %v\n", chartErr)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))
 	}
@@ -178,10 +216,12 @@ type ladderFlags struct {
 	formulation string
 	opt         ladder.Options
 	smoke       bool
+	fs          *flag.FlagSet
+	timedMin    int // 1; 0 where the command sets the timed window itself (memory)
 }
 
 func addLadderFlags(fs *flag.FlagSet, timedDefault int) *ladderFlags {
-	f := &ladderFlags{params: ladder.DefaultParams(), opt: ladder.DefaultOptions()}
+	f := &ladderFlags{params: ladder.DefaultParams(), opt: ladder.DefaultOptions(), fs: fs, timedMin: min(timedDefault, 1)}
 	f.opt.Steps = timedDefault
 	fs.StringVar(&f.dataDir, "data", "data", "CIFAR-10 folder; without it, synthetic data is generated (and said)")
 	f.params.RegisterFlags(fs)
@@ -190,6 +230,32 @@ func addLadderFlags(fs *flag.FlagSet, timedDefault int) *ladderFlags {
 	fs.BoolVar(&f.smoke, "smoke", false, "tiny sizes (width 0.25, 48 px, batch 16): checks every step trains; "+
 		"automatic on a machine without a GPU")
 	return f
+}
+
+// given reports whether the command line set the flag (smoke sizes replace defaults, never a value given).
+func (f *ladderFlags) given(name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// validate checks the shared flags and the step list before any work (see validate.go): the numbers, the batch
+// list (its flag refuses what is not a list of positive integers), the step IDs and the -model formulation.
+func (f *ladderFlags) validate(cmd, ids string) error {
+	var c checks
+	c.atLeast("k", f.params.StepsPerCall, 1)
+	c.atLeast("warmup", f.opt.Warmup, 0)
+	c.atLeast("timed", f.opt.Steps, f.timedMin)
+	model := mobilenet.Default()
+	model.ReductionRow = f.params.ReductionRow
+	c.config("-reduction-row", model.Validate())
+	steps, err := ladder.Select(ladder.Ladder(f.params), ids)
+	c.add(err)
+	if err == nil {
+		_, err = ladder.WithFormulation(steps, f.formulation)
+		c.add(err)
+	}
+	return c.err(cmd)
 }
 
 // setup discovers the backend, switches to smoke sizes without a GPU (and to one step per call where the backend
@@ -229,10 +295,32 @@ func (f *ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []la
 	nTrain := 0
 	if f.smoke {
 		smokeOpt := ladder.SmokeOptions()
-		opt.Warmup, opt.Steps = smokeOpt.Warmup, smokeOpt.Steps
 		nTrain = ladder.SmokeTrainImages
+		// The smoke sizes replace the defaults, not a value given on the command line.
+		if !f.given("warmup") {
+			opt.Warmup = smokeOpt.Warmup
+		}
+		if !f.given("timed") {
+			opt.Steps = smokeOpt.Steps
+		}
+		if cmd == "ladder" {
+			how := "the smoke sizes' own; -warmup and -timed change them"
+			if f.given("warmup") || f.given("timed") {
+				how = "smoke sizes with what -warmup/-timed gave"
+			}
+			fmt.Fprintf(os.Stderr, "%s: warm-up %d and %d timed steps per ladder step (%s)\n", cmd, opt.Warmup, opt.Steps, how)
+		}
 	}
 	opt.Progress = os.Stderr
-	trainSet, _, err = loadData(f.dataDir, false, nTrain, 100)
+	if trainSet, _, err = loadData(f.dataDir, false, nTrain, 100); err != nil {
+		return
+	}
+	for _, s := range steps {
+		if s.Batch > trainSet.Len() {
+			err = usageError{fmt.Errorf("%s: step %s's batch %d is larger than the %d training images (-batches)",
+				cmd, s.ID, s.Batch, trainSet.Len())}
+			return
+		}
+	}
 	return
 }

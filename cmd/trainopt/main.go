@@ -1,8 +1,9 @@
 // Command trainopt runs the tutorial headless: `train` one configuration, `ladder` the optimisation ladder (results
 // to assets/results), `data` to fetch CIFAR-10 or write the synthetic stand-in.
 //
-// Exit codes a script can rely on: 0 success, 1 the run failed, 2 bad usage (flags), 3 data problem (missing,
-// corrupt, or not downloadable).
+// Exit codes a script can rely on (the README's table; main_test.go asserts each): 0 success (also for -h), 1 the
+// run failed, 2 bad usage (a flag's value, an unwritable -out), 3 data problem (missing, corrupt, not
+// downloadable, not a results file), 130 interrupted (Ctrl-C; 143 for SIGTERM), after saying what was kept.
 package main
 
 import (
@@ -15,7 +16,7 @@ const usage = `trainopt — MobileNetV2 / CIFAR-10 training optimisations in Go 
 
 usage:
   trainopt train  [flags]   train one configuration with live progress and a summary
-  trainopt ladder [flags]   run the optimisation ladder and write assets/results/<gpu>-<date>.{json,md,svg}
+  trainopt ladder [flags]   run the optimisation ladder and write a new assets/results/<gpu>-<date>T<time>Z-<id>.{json,md,svg}
   trainopt profile [flags]  profile one ladder step: step-time split, NVML, XLA's kernel trace, memory,
                             recommendations → assets/profiles/<gpu>-<date>-step<ID>/
   trainopt memory [flags]   predict the largest batch from compiled memory statistics and check it by running
@@ -37,19 +38,27 @@ const (
 	exitRun   = 1
 	exitUsage = 2
 	exitData  = 3
+	// exitInterrupted is 128 + SIGINT, what a shell reports for a process Ctrl-C killed (SIGTERM: 128 + 15).
+	exitInterrupted = 130
 )
 
 // usageError marks errors caused by the command line.
 type usageError struct{ error }
 
+// Unwrap lets errors.Is see through it (flag.ErrHelp for -h).
+func (e usageError) Unwrap() error { return e.error }
+
 // dataError marks errors caused by missing or bad data.
 type dataError struct{ error }
+
+func (e dataError) Unwrap() error { return e.error }
 
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(exitUsage)
 	}
+	handleInterrupts()
 	var err error
 	switch os.Args[1] {
 	case "train":
@@ -75,8 +84,14 @@ func main() {
 	os.Exit(report(err))
 }
 
+// report prints err (if any) and returns the exit code it means. A command interrupted by a signal exits here
+// with the interrupt's message instead (see interrupt.go), whatever its error.
 func report(err error) int {
+	exitIfInterrupted()
 	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errHelp) { // -h: the flag package printed the command's flags; asking is not an error
 		return exitOK
 	}
 	fmt.Fprintf(os.Stderr, "trainopt: %v\n", err)
@@ -84,9 +99,7 @@ func report(err error) int {
 	var de dataError
 	switch {
 	case errors.As(err, &ue):
-		if !errors.Is(err, errHelp) {
-			fmt.Fprint(os.Stderr, "\n", usage)
-		}
+		fmt.Fprint(os.Stderr, "\n", usage)
 		return exitUsage
 	case errors.As(err, &de):
 		return exitData

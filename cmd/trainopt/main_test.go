@@ -49,7 +49,7 @@ func TestExitCodes(t *testing.T) {
 		{"corrupt data", func() error { return cmdTrain([]string{"-data", bad}) }, exitData},
 		{"memory of a step with one batch", func() error { return cmdMemory([]string{"-step", "7", "-data", empty}) }, exitUsage},
 		{"memory without compiled statistics (pure Go)", func() error {
-			err := cmdMemory([]string{"-data", empty, "-timed", "1"})
+			err := cmdMemory([]string{"-data", empty, "-timed", "1", "-out", empty})
 			if err == nil || !strings.Contains(err.Error(), "XLA backend") {
 				t.Errorf("memory on the Go backend: %v", err)
 			}
@@ -83,7 +83,7 @@ func TestExitCodes(t *testing.T) {
 			return cmdAutotune([]string{"-drop-cudnn-algos", "5", "../../tutorial/profile/testdata/h200_xla_autotune.pb"})
 		}, exitUsage},
 		{"bad torch file", func() error {
-			return cmdLadder([]string{"-steps", "1", "-data", empty, "-torch", filepath.Join(empty, "none.jsonl")})
+			return cmdLadder([]string{"-steps", "1", "-data", empty, "-out", empty, "-torch", filepath.Join(empty, "none.jsonl")})
 		}, exitData},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

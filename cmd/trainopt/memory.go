@@ -38,6 +38,21 @@ func cmdMemory(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	var c checks
+	c.add(oneStep(*stepID))
+	c.finiteAtLeast("limit-gb", *limitGB, 0)
+	if !(*headroom >= 0 && *headroom < 1) {
+		c.failf("-headroom must be a fraction in [0, 1), got %g", *headroom)
+	}
+	if err := c.err("memory"); err != nil {
+		return err
+	}
+	if err := lf.validate("memory", *stepID); err != nil {
+		return err
+	}
+	if err := checkOut("memory", *out); err != nil {
+		return err
+	}
 	choice, steps, opt, trainSet, err := lf.setup("memory", *stepID)
 	if err != nil {
 		return err

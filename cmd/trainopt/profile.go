@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
@@ -23,13 +24,24 @@ func cmdProfile(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := validateProfile(lf, *stepID, *capture); err != nil {
+		return err
+	}
+	if err := checkOut("profile", *out); err != nil {
+		return err
+	}
 	choice, steps, opt, trainSet, err := lf.setup("profile", *stepID)
 	if err != nil {
 		return err
 	}
 	step := &steps[0] // "10" names every 10@batch: the first
-	if lf.smoke {
-		opt.Steps, *capture = min(opt.Steps, 10), min(*capture, 3)
+	if lf.smoke {     // smaller defaults on the CPU; a value given is kept
+		if !lf.given("timed") {
+			opt.Steps = min(opt.Steps, 10)
+		}
+		if !lf.given("capture") {
+			*capture = min(*capture, 3)
+		}
 	}
 
 	report := &profile.Report{Title: fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)}
@@ -101,5 +113,27 @@ func cmdProfile(args []string) error {
 	}
 	fmt.Print(report.Markdown())
 	fmt.Printf("\nprofile written to %s\n", dir)
+	return nil
+}
+
+// validateProfile checks profile's flags: the shared ones, one step (a list would profile only its first), and
+// the capture's length.
+func validateProfile(lf *ladderFlags, stepID string, capture int) error {
+	var c checks
+	if err := oneStep(stepID); err != nil {
+		c.add(err)
+	}
+	c.atLeast("capture", capture, 1)
+	if err := c.err("profile"); err != nil {
+		return err
+	}
+	return lf.validate("profile", stepID)
+}
+
+// oneStep refuses a -step that names several steps ("1,2", "all"): profile and memory look at one step.
+func oneStep(id string) error {
+	if strings.Contains(id, ",") || strings.TrimSpace(id) == "all" {
+		return fmt.Errorf("-step %q: give one ladder step (e.g. 1, 8, 10@256); run the command once per step", id)
+	}
 	return nil
 }

@@ -29,6 +29,19 @@ func cmdTrain(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	// One validation layer before any work (validate.go): the measurement's numbers here, the rung's own rules
+	// in ladder.Config.Validate.
+	var c checks
+	c.atLeast("steps", *steps, 1)
+	c.finiteAtLeast("epochs", *epochs, 0)
+	c.atLeast("warmup", *warmup, 0)
+	c.atLeast("eval", *evalN, 0)
+	c.atLeast("train-images", *nTrain, 0)
+	c.config("the configuration (-batch, -size, -k, -input, -width, -workers, -lr)", cfg.Validate())
+	if err := c.err("train"); err != nil {
+		return err
+	}
+	keptOnInterrupt("nothing (train writes no files)", "the summary")
 	choice, err := backend.Discover()
 	if err != nil {
 		return err
@@ -37,8 +50,8 @@ func cmdTrain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *epochs < 0 {
-		return usageError{fmt.Errorf("-epochs must be ≥ 0, got %g", *epochs)}
+	if cfg.Batch > trainSet.Len() { // the sampler drops a partial batch: a batch must fit in the set
+		return usageError{fmt.Errorf("train: -batch %d is larger than the %d training images", cfg.Batch, trainSet.Len())}
 	}
 	if *epochs > 0 {
 		*steps = max(1, int(*epochs*float64(trainSet.Len())/float64(cfg.Batch)))
@@ -63,6 +76,9 @@ func cmdTrain(args []string) error {
 	res, err := ladder.Run(choice.Backend, step, trainSet, opt)
 	if err != nil {
 		return err
+	}
+	if line := choice.ExecutableCacheLine(); line != "" {
+		fmt.Fprintln(os.Stderr, "train: "+line)
 	}
 	fmt.Printf("summary: %s on %s (%s)\n", step.Name, choice.Device, dataKind(trainSet))
 	fmt.Printf("  first call (compile + autotune + 1 step): %.1f s (compile %.1f s + first execution %.1f s)\n",

@@ -103,12 +103,13 @@ func fakeAssets(t *testing.T, withRecorded bool) string {
 		Results:   []ladder.Result{res("1", 900, true), res("2", 700, true), res("10@256", 9000, false)},
 		Reference: []ladder.Reference{{Step: "10", Name: "torch.compile", Batch: 256, SamplesPerSec: 8000, PeakMemGB: 12}}}
 	f.Results[2].Batch = 256
-	if _, _, err := f.Write(filepath.Join(root, "assets", "results")); err != nil {
+	// Named like the recorded files (by hand, per device call), not by File.Write's rule.
+	if _, err := f.WriteAs(filepath.Join(root, "assets", "results", "h200-2026-12-02.json")); err != nil {
 		t.Fatal(err)
 	}
 	smoke := *f
 	smoke.Conditions.Smoke = true
-	if _, _, err := smoke.Write(filepath.Join(root, "assets", "results")); err != nil {
+	if _, err := smoke.WriteAs(filepath.Join(root, "assets", "results", "smoke-h200-2026-12-02.json")); err != nil {
 		t.Fatal(err)
 	}
 	write("assets/results/broken.json", "{")

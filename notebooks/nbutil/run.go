@@ -36,6 +36,12 @@ func NewSession() (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every cell is a new process: fast start (conv fusion, cuDNN plans in the cached executable) makes a warm
+	// first call ~2 s instead of ~12 s, for a slightly slower step (README, "Executable cache and fast start").
+	// TRAINOPT_FAST_START=off in the notebook server's environment keeps the ladder's own step.
+	if _, set := os.LookupEnv(backend.FastStartEnv); !set {
+		_ = os.Setenv(backend.FastStartEnv, "on")
+	}
 	choice, err := backend.Discover(backend.WithOutput(out))
 	if err != nil {
 		return nil, err
@@ -173,7 +179,7 @@ func RunStep(id string) (*ladder.Result, error) {
 		res.Error = runErr.Error()
 	}
 	runs.Merge(res, s.Steps)
-	if _, _, err := runs.WriteAs(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".json")); err != nil {
+	if _, err := runs.WriteAs(path); err != nil { // one file per mode, on purpose: merged step by step
 		return nil, fmt.Errorf("writing the notebooks' results file: %w", err)
 	}
 	if runErr != nil {
@@ -237,7 +243,7 @@ func runsName(c artifact.Conditions) string {
 	if c.Smoke {
 		return "smoke"
 	}
-	return artifact.DeviceName(c.GPU)
+	return artifact.DeviceName(c.GPU) // no date: one file per device, the latest run of each step
 }
 
 // readRuns reads the mode's results file, or starts one ([ladder.ReadOrStart]).

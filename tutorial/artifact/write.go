@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -40,7 +41,9 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	// The process id in the name lets a later run tell a dead writer's leftover from a live one's (cifar's
+	// cleanStale reads it).
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

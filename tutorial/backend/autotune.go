@@ -16,15 +16,16 @@ package backend
 // profile.ReadAutotuneCache summarises). Both are ordinary XLA_FLAGS, so they add to
 // XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions: a kernel
 // then ran 5.3 ms instead of 4.1 ms). The per-fusion cache directory covers fusions only, not convolution
-// algorithms; executable serialization (PJRT_Executable_Serialize) would skip compilation entirely but go-xla
-// v0.4.13 does not expose it and GoMLX's executables cannot be built from outside.
+// algorithms. Skipping compilation entirely takes serialized executables, which go-xla does not expose:
+// executables.go reaches them below go-xla.
 //
 // The rest of a warm first call (17.5 s for 10@128 on the H200, session 3) is XLA's HLO passes (2.1 s), LLVM and
 // ptxas for ~900 kernels (1.9 s) and, most of it, the first execution (~13 s). Timed apart (the trainer compiles
 // before its first Execute since run17), warm compiles take 4–10 s and first executions 5–17 s. cuDNN's API log of
 // one (assets/gpu-runs/2026-12-03-h200-run17) puts 10.8 s of it in finalizing the execution plans of the 51
 // depthwise convolutions, whose engines cuDNN 9.19 compiles at run time with NVRTC (0.15–0.38 s each); XLA keeps
-// those plans neither in this cache nor anywhere else across processes, so nothing here can make them warm.
+// those plans neither in this cache nor in a serialized executable. Only with conv fusion (fast-start mode,
+// executables_plan.go) does XLA build cuDNN graphs while compiling, at the cost of a slower step.
 // Excluding the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) cut the first call to 7.5–10.3 s but the step
 // ran 2.6–11× slower (…-run18, …-run19): they stay.
 //
@@ -82,25 +83,9 @@ func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string
 		p.note("XLA_FLAGS already sets autotune results files: kept as is")
 		return nil
 	}
-	file := env.Getenv(AutotuneCacheEnv)
-	switch {
-	case file == "off":
-		p.note("%s=off: XLA autotunes every configuration in every process", AutotuneCacheEnv)
-		return nil
-	case file == "":
-		dir := env.Getenv("XDG_CACHE_HOME")
-		if !filepath.IsAbs(dir) {
-			if h := env.home(); h != "" {
-				dir = filepath.Join(h, ".cache")
-			}
-		}
-		if dir == "" {
-			p.note("no cache directory ($XDG_CACHE_HOME, $HOME): no autotune cache; set %s", AutotuneCacheEnv)
-			return nil
-		}
-		file = filepath.Join(dir, "trainopt", "xla-autotune-"+env.pluginKey(pluginPath)+".pb")
-	case !filepath.IsAbs(file):
-		p.note("%s=%q is not an absolute path: no autotune cache", AutotuneCacheEnv, file)
+	file, why := AutotuneCacheFile(env, pluginPath)
+	if file == "" {
+		p.note("%s", why)
 		return nil
 	}
 	p.AutotuneCache = file
@@ -139,6 +124,26 @@ func (p *Plan) autotuneCache(env Env, pluginPath, existingFlags string) []string
 		}
 	}
 	return append(flags, KernelCacheFlag+"="+p.KernelCache)
+}
+
+// AutotuneCacheFile is the autotune cache file for a plugin under env: $TRAINOPT_AUTOTUNE_CACHE when it names one,
+// else the default under the user's cache directory. "" with the reason when there is none (off, a relative path,
+// no cache directory). The backend's plan and `trainopt autotune` both ask it, so they read the same file.
+func AutotuneCacheFile(env Env, pluginPath string) (file, why string) {
+	file = env.Getenv(AutotuneCacheEnv)
+	switch {
+	case file == "off":
+		return "", fmt.Sprintf("%s=off: XLA autotunes every configuration in every process", AutotuneCacheEnv)
+	case file == "":
+		dir := env.cacheDir()
+		if dir == "" {
+			return "", fmt.Sprintf("no cache directory ($XDG_CACHE_HOME, $HOME): no autotune cache; set %s", AutotuneCacheEnv)
+		}
+		return filepath.Join(dir, "xla-autotune-"+env.pluginKey(pluginPath)+".pb"), ""
+	case !filepath.IsAbs(file):
+		return "", fmt.Sprintf("%s=%q is not an absolute path: no autotune cache", AutotuneCacheEnv, file)
+	}
+	return file, ""
 }
 
 // wellFormedProto checks that data is a sequence of whole protobuf fields (what a truncated write breaks),
@@ -193,4 +198,20 @@ func planWithCache(env Env, opts ...Option) Plan {
 		plan.Reason += "; no autotune cache (" + shorten(err.Error(), 160) + "; set " + AutotuneCacheEnv + "=FILE)"
 	}
 	return plan
+}
+
+// cacheDir is trainopt's folder under the user's cache directory ($XDG_CACHE_HOME, else ~/.cache), "" when
+// neither is known: the autotune and executable caches live there by default.
+func (e Env) cacheDir() string {
+	dir := e.Getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(dir) {
+		dir = ""
+		if h := e.home(); h != "" {
+			dir = filepath.Join(h, ".cache")
+		}
+	}
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "trainopt")
 }

@@ -74,7 +74,12 @@ func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
 	if fallback == "" {
 		b, err := create(plan.Config)
 		if err == nil {
-			return newChoice(plan, b, envSet), nil
+			c := newChoice(plan, b, envSet)
+			if cache, note := installExecutableCache(plan, c.Device); note != "" {
+				c.ExecutableCache = cache
+				c.Reason += "; " + note
+			}
+			return c, nil
 		}
 		err = fmt.Errorf("backend: creating %q failed (%s): %w", plan.Config, plan.Reason, err)
 		if plan.FromEnv || s.strict || plan.Kind == KindGo {
@@ -88,7 +93,7 @@ func discover(plan Plan, s settings, opts []Option) (*Choice, error) {
 	}
 	failed := plan
 	plan = Plan{Config: "go", Kind: KindGo, GPU: failed.GPU, NumCPU: failed.NumCPU, SetEnv: failed.SetEnv,
-		Notes:  append(failed.Notes, "planned "+failed.Config+": "+failed.Reason),
+		Notes: append(failed.Notes, "planned "+failed.Config+": "+failed.Reason), Warnings: failed.Warnings,
 		Reason: fmt.Sprintf("fell back to pure Go: %s; set %s to override", shorten(fallback, 240), ConfigEnvVar)}
 	return newChoice(plan, b, envSet), nil
 }
@@ -189,6 +194,12 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 		if plan.KernelCache != "" {
 			c.Reason += map[bool]string{true: ", kernel cache loaded", false: ", kernel cache empty"}[plan.KernelCacheWarm]
 		}
+	}
+	if plan.FastStart {
+		c.Reason += "; fast start (" + ConvFusionFlag + "=true: first execution ~1 s, step slower)"
+	}
+	for _, w := range plan.Warnings {
+		c.Reason += "; WARNING: " + w
 	}
 	c.Device = deviceWords(plan, b)
 	return c

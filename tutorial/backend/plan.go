@@ -51,6 +51,10 @@ type Plan struct {
 	// kernels already.
 	KernelCache     string
 	KernelCacheWarm bool
+	// ExecutableCache is the directory of serialized executables ("" if none; see executables.go).
+	ExecutableCache string
+	// FastStart is true when fast-start mode added conv fusion to XLA_FLAGS (see [FastStartEnv]).
+	FastStart bool
 	// GPU is what was found about NVIDIA GPUs.
 	GPU GPUInfo
 	// SetEnv lists the variables to set, in order, before creating the backend.
@@ -63,6 +67,9 @@ type Plan struct {
 	Reason string
 	// Notes are secondary facts (what was searched, what was kept), for Details.
 	Notes []string
+	// Warnings are the notes about something the user asked for that was not done (a PJRT_PLUGIN that is not
+	// there): the one-line Choice says them too.
+	Warnings []string
 	// NumCPU is copied from Env for the CPU device description.
 	NumCPU int
 }
@@ -105,7 +112,7 @@ func MakePlan(env Env, opts ...Option) Plan {
 			}
 			return p
 		}
-		p.note("PJRT_PLUGIN=%q ignored: not an absolute path to an existing file", pp)
+		p.warn("PJRT_PLUGIN=%q ignored: not an absolute path to an existing file", pp)
 	}
 
 	if !p.GPU.Found {
@@ -155,7 +162,8 @@ func (p *Plan) useXLA(env Env, pluginPath string, options []string) {
 //     plugin RPATH finds site-packages/nvidia by itself;
 //   - XLA_FLAGS with --xla_gpu_cuda_data_dir=<dir holding nvvm/libdevice/libdevice.10.bc>, existing flags
 //     kept, never duplicated (see CUDADataDirFlag);
-//   - XLA_FLAGS that save XLA's autotuning results to a file and load them in the next process (autotune.go).
+//   - XLA_FLAGS that save XLA's autotuning results to a file and load them in the next process (autotune.go);
+//   - the executable cache's directory and, in fast-start mode, conv fusion (executables_plan.go).
 func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	if pluginPath != "" && !env.isDir(filepath.Join(filepath.Dir(filepath.Dir(pluginPath)), "nvidia")) {
 		if _, set := env.Lookup("GOPJRT_CUDA_CHECKS"); !set {
@@ -164,8 +172,12 @@ func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	}
 	existing := env.Getenv("XLA_FLAGS")
 	flags := existing
-	if add := p.autotuneCache(env, pluginPath, existing); len(add) > 0 {
+	add := append(p.autotuneCache(env, pluginPath, existing), p.fastStart(env, existing)...)
+	if len(add) > 0 {
 		flags = strings.TrimSpace(strings.Join(append([]string{flags}, add...), " "))
+	}
+	if pluginPath != "" {
+		p.executableCache(env, pluginPath)
 	}
 	defer func() {
 		if flags != existing {
@@ -200,6 +212,12 @@ func (p *Plan) setEnv(env Env, name, value string) {
 
 func (p *Plan) note(format string, args ...any) {
 	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
+}
+
+// warn records a note that the one-line Choice also says: something the user asked for was not done.
+func (p *Plan) warn(format string, args ...any) {
+	p.note(format, args...)
+	p.Warnings = append(p.Warnings, fmt.Sprintf(format, args...))
 }
 
 func optionSuffix(options []string) string {

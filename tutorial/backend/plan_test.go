@@ -194,4 +194,8 @@ func TestPJRTPluginOverride(t *testing.T) {
 	if p.PluginPath != fakePlugin || len(p.Notes) == 0 || !strings.Contains(p.Notes[0], "PJRT_PLUGIN") {
 		t.Fatalf("missing PJRT_PLUGIN: plan = %+v", p)
 	}
+	// The user's word was not followed: the one-line choice says so, not only the notes.
+	if c := newChoice(p, nil, nil); len(p.Warnings) != 1 || !strings.Contains(c.String(), "WARNING: PJRT_PLUGIN=") {
+		t.Errorf("missing PJRT_PLUGIN not in the choice's line: %s", c)
+	}
 }

@@ -47,7 +47,7 @@ var OfficialArchive = Archive{
 // of the 170 MB archive to take as long as it needs.
 const (
 	DefaultConnectTimeout  = 15 * time.Second // TCP connect and TLS handshake
-	DefaultResponseTimeout = 30 * time.Second // request sent → response headers
+	DefaultResponseTimeout = 30 * time.Second // request started → response headers (a proxy's CONNECT included)
 	DefaultStallTimeout    = 60 * time.Second // no body bytes for this long
 	DefaultProgressEvery   = 5 * time.Second  // one progress line per interval
 )
@@ -102,7 +102,27 @@ func WithKeepArchive(keep bool) DownloadOption {
 	return func(c *downloadConfig) { c.keepArchive = keep }
 }
 
-var errStalled = errors.New("download stalled")
+var (
+	errStalled  = errors.New("download stalled")
+	errNoAnswer = errors.New("timeout waiting for the response")
+)
+
+// proxyWords is " through the proxy URL" when the request goes through one (the environment's HTTPS_PROXY /
+// HTTP_PROXY for the default client), "" otherwise.
+func proxyWords(client *http.Client, req *http.Request) string {
+	tr, ok := client.Transport.(*http.Transport)
+	if client.Transport == nil {
+		tr, ok = http.DefaultTransport.(*http.Transport)
+	}
+	if !ok || tr.Proxy == nil {
+		return ""
+	}
+	u, err := tr.Proxy(req)
+	if err != nil || u == nil {
+		return ""
+	}
+	return " through the proxy " + u.Redacted() + " (HTTPS_PROXY / HTTP_PROXY)"
+}
 
 // Download makes sure destDir/cifar-10-batches-bin holds the CIFAR-10 binary
 // files and returns that folder.
@@ -165,6 +185,8 @@ func Download(ctx context.Context, destDir string, progress io.Writer, opts ...D
 	if err := os.MkdirAll(destDir, 0o755); err != nil {
 		return "", fmt.Errorf("cifar: %w", err)
 	}
+	cleanStale(destDir, progress)
+	cleanStale(target, progress)
 
 	archivePath := filepath.Join(destDir, ArchiveName)
 	if _, statErr := os.Stat(archivePath); statErr == nil {
@@ -217,15 +239,6 @@ func fetch(ctx context.Context, cfg *downloadConfig, archivePath string, progres
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	// The stall watchdog cancels the request if no bytes arrive for
-	// stallTimeout; every body read that returns data pushes it back. It
-	// also bounds the wait for response headers when a custom client has no
-	// timeout of its own.
-	watchdog := time.AfterFunc(cfg.stallTimeout, func() {
-		cancel(fmt.Errorf("%w: no data received for %s", errStalled, cfg.stallTimeout))
-	})
-	defer watchdog.Stop()
-
 	fail := func(what string, err error) error {
 		if cause := context.Cause(ctx); cause != nil {
 			err = cause
@@ -242,11 +255,26 @@ func fetch(ctx context.Context, cfg *downloadConfig, archivePath string, progres
 		return fmt.Errorf("cifar: %w", err)
 	}
 	fmt.Fprintf(progress, "cifar: downloading %s (%s) to %s\n", a.URL, megabytes(a.Size), archivePath)
+	// The answer watchdog bounds everything up to the response headers, a proxy's CONNECT included (net/http
+	// gives that one a minute of its own and then says only "context deadline exceeded"), and says who did not
+	// answer.
+	answer := time.AfterFunc(cfg.responseTimeout, func() {
+		cancel(fmt.Errorf("no answer from %s%s within %s: %w", req.URL.Host, proxyWords(client, req),
+			cfg.responseTimeout, errNoAnswer))
+	})
 	resp, err := client.Do(req)
+	answer.Stop()
 	if err != nil {
 		return fail("downloading", err)
 	}
 	defer resp.Body.Close()
+
+	// The stall watchdog cancels the request if no bytes arrive for
+	// stallTimeout; every body read that returns data pushes it back.
+	watchdog := time.AfterFunc(cfg.stallTimeout, func() {
+		cancel(fmt.Errorf("%w: no data received for %s", errStalled, cfg.stallTimeout))
+	})
+	defer watchdog.Stop()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("cifar: downloading %s: server answered %s", a.URL, resp.Status)
 	}
@@ -255,7 +283,7 @@ func fetch(ctx context.Context, cfg *downloadConfig, archivePath string, progres
 			a.URL, commas(resp.ContentLength), commas(a.Size), ErrFileSize)
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(archivePath), "."+ArchiveName+".part-*")
+	tmp, err := os.CreateTemp(filepath.Dir(archivePath), tempPattern(ArchiveName, "part"))
 	if err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}

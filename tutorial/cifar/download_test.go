@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -390,5 +391,54 @@ func TestProgressIsThrottled(t *testing.T) {
 	}
 	if last := lines[len(lines)-1]; !strings.Contains(last, "100.0%") || !strings.Contains(last, "done in 50s") {
 		t.Errorf("last line: %q", last)
+	}
+}
+
+// TestCleanStaleTemporaryFiles: the hidden temporary files a killed download or extraction leaves behind are removed
+// by the next run of the data code — those of a dead process and those untouched for StaleAfter — while a live
+// process's stay.
+func TestCleanStaleTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, DirName)
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no `true` to make a dead process id:", err)
+	}
+	deadPID := dead.Process.Pid
+	write := func(path string, age time.Duration) string {
+		if err := os.WriteFile(path, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mt := time.Now().Add(-age)
+		if err := os.Chtimes(path, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	gone := []string{
+		write(filepath.Join(dir, fmt.Sprintf(".%s.part-%d-123", ArchiveName, deadPID)), 0),
+		write(filepath.Join(sub, fmt.Sprintf(".%s.tmp-%d-456", TrainFiles[4], deadPID)), 0),
+		write(filepath.Join(sub, "."+TrainFiles[4]+".tmp-789"), 2*StaleAfter), // old name, old file
+	}
+	kept := []string{
+		write(filepath.Join(dir, fmt.Sprintf(".%s.part-%d-123", ArchiveName, os.Getpid())), 0), // this process: live
+		write(filepath.Join(sub, "."+TrainFiles[3]+".tmp-999"), time.Minute),                   // recent
+		write(filepath.Join(dir, "notes.tmp-1"), 2*StaleAfter),                                 // not ours
+	}
+	if _, _, err := Load(dir); err == nil {
+		t.Fatal("Load of a folder without data: want an error")
+	}
+	for _, p := range gone {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
 	}
 }

@@ -30,6 +30,8 @@ var (
 	// ErrSyntheticData: an operation meant for real data found the synthetic
 	// stand-in (or the reverse), and refused to mix them.
 	ErrSyntheticData = errors.New("synthetic data in the way")
+	// ErrNotFolder: the data path names a file, not a folder.
+	ErrNotFolder = errors.New("not a folder")
 )
 
 // MissingDataHint is appended to [*MissingDataError] messages to tell the

@@ -49,6 +49,8 @@ func ReadFile(path string) (*Set, error) {
 // file's name. If the folder holds the [SyntheticMarker], the sets are marked
 // Synthetic and their Source says so.
 func Load(dir string) (train, test *Set, err error) {
+	cleanStale(dir, nil) // what an interrupted download (dir) or extraction (dir/cifar-10-batches-bin) left behind
+	cleanStale(filepath.Join(dir, DirName), nil)
 	d, err := Check(dir)
 	if err != nil {
 		return nil, nil, err
@@ -113,8 +115,9 @@ func FindDir(dir string) (string, error) {
 		}
 		return "", fmt.Errorf("cifar: %w", err)
 	}
-	if !fi.IsDir() {
-		return "", &MissingDataError{Dir: dir, Detail: "not a directory"}
+	if !fi.IsDir() { // a file given by mistake: an error of its own, never "no data" (which may fall back to synthetic)
+		return "", fmt.Errorf("cifar: %s is a file, not a folder: give the folder that holds %s/ or the six .bin files: %w",
+			dir, DirName, ErrNotFolder)
 	}
 	if hasAnyDataFile(dir) {
 		return dir, nil

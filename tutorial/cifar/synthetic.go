@@ -73,6 +73,7 @@ func WriteSynthetic(dir string, seed uint64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cifar: %w", err)
 	}
+	cleanStale(dir, nil)
 	if isSynth, _ := readMarker(dir); !isSynth && hasAnyDataFile(dir) {
 		return fmt.Errorf("cifar: %s already holds CIFAR-10 files without a %s marker (real data?); "+
 			"refusing to overwrite them with synthetic data, choose another directory: %w",

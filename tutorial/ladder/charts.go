@@ -58,8 +58,13 @@ func (f *File) TorchChart() ([]byte, error) {
 }
 
 // WriteCharts writes <dir>/<Name>-throughput.svg and -split.svg, and -vs-pytorch.svg when PyTorch was measured
-// beside.
-func (f *File) WriteCharts(dir string) ([]string, error) { return f.WriteChartsAs(dir, f.Name()) }
+// beside, named after the results file Write wrote (so it must come after a Write).
+func (f *File) WriteCharts(dir string) ([]string, error) {
+	if f.Name() == "" {
+		return nil, fmt.Errorf("results: charts of a results file not written yet (Write it first)")
+	}
+	return f.WriteChartsAs(dir, f.Name())
+}
 
 // WriteChartsAs writes <dir>/<name>-throughput.svg, -split.svg and (with PyTorch numbers) -vs-pytorch.svg.
 func (f *File) WriteChartsAs(dir, name string) ([]string, error) {

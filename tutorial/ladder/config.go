@@ -1,6 +1,10 @@
 package ladder
 
 import (
+	"errors"
+	"fmt"
+	"math"
+
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
@@ -58,6 +62,28 @@ func (c Config) Train() train.Config {
 func (c Config) Feed() pipeline.Config {
 	return pipeline.Config{Format: formatFor(c.Input), Batch: c.Batch, Size: c.ImageSize, Workers: c.Workers,
 		Upload: c.Upload && c.Workers > 0}
+}
+
+// Validate checks the rung's own rules, each where it lives: the compiled step's (batch, size, steps per call,
+// input), the model's (width, reduction row, stem) and the host pipeline's (workers, learning rate, loss reads).
+func (c Config) Validate() error {
+	var errs []error
+	if err := c.Train().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Model.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Workers < 0 {
+		errs = append(errs, fmt.Errorf("%d loader goroutines: want 0 or more", c.Workers))
+	}
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		errs = append(errs, fmt.Errorf("learning rate %g: want a positive number", c.LR))
+	}
+	if c.SyncEvery < 1 {
+		errs = append(errs, fmt.Errorf("loss read every %d calls: want 1 or more", c.SyncEvery))
+	}
+	return errors.Join(errs...)
 }
 
 // DeviceData reports whether the whole dataset lives on the device (no host pipeline at all).

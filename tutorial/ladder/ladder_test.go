@@ -1,10 +1,13 @@
 package ladder
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,12 +194,15 @@ func TestResultsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Base(jsonPath) != "h200-2026-12-02.json" {
-		t.Errorf("results file name %s", jsonPath)
+	if !regexp.MustCompile(`^h200-\d{4}-\d\d-\d\dT\d{6}Z-[0-9a-f]{6}\.json$`).MatchString(filepath.Base(jsonPath)) {
+		t.Errorf("results file name %s, want h200-<date>T<time>Z-<id>.json", jsonPath)
 	}
-	smoke := File{Conditions: artifact.Conditions{Date: "2026-12-03", GPU: "CPU (2 cores)", Smoke: true}}
-	if n := smoke.Name(); n != "smoke-cpu-2-cores-2026-12-03" {
-		t.Errorf("smoke results name %q, want smoke-cpu-2-cores-2026-12-03", n)
+	if _, ok := NameTime(jsonPath); !ok {
+		t.Errorf("NameTime(%s): no time", jsonPath)
+	}
+	smoke := artifact.Conditions{Date: "2026-12-03", GPU: "CPU (2 cores)", Smoke: true}
+	if n := DeviceName(smoke); n != "smoke-cpu-2-cores" {
+		t.Errorf("smoke results name %q, want smoke-cpu-2-cores", n)
 	}
 	g, err := Read(jsonPath)
 	if err != nil || len(g.Results) != 2 || g.Results[1].SamplesPerSec != 6900 {
@@ -309,5 +315,64 @@ func TestPeakAttribution(t *testing.T) {
 	}
 	if got := f.PeakWords(&Result{DevicePeakBytes: 1e9}); got != "" {
 		t.Errorf("PeakWords of a result from another file = %q, want empty", got)
+	}
+}
+
+// TestWriteNeverReplacesAnotherRun: two Files with the same conditions written into one folder (two runs on the
+// same day, or at once) get two files; a File's later Writes replace its own file only; Latest picks the newest.
+func TestWriteNeverReplacesAnotherRun(t *testing.T) {
+	dir := t.TempDir()
+	c := artifact.Conditions{Date: "2026-12-02", GPU: "NVIDIA H200"}
+	a := &File{Conditions: c, Results: []Result{{ID: "1"}}}
+	b := &File{Conditions: c, Results: []Result{{ID: "6"}}}
+	pa, _, err := a.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _, err := b.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Results = append(a.Results, Result{ID: "2"})
+	if again, _, err := a.Write(dir); err != nil || again != pa {
+		t.Fatalf("a's second Write: %s, %v; want %s again", again, err, pa)
+	}
+	if pa == pb {
+		t.Fatalf("two runs wrote the same file %s", pa)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 2 {
+		t.Fatalf("want 2 results files, got %v", files)
+	}
+	if ra, err := Read(pa); err != nil || len(ra.Results) != 2 {
+		t.Errorf("a's file: %+v, %v", ra, err)
+	}
+	if rb, err := Read(pb); err != nil || len(rb.Results) != 1 {
+		t.Errorf("b's file: %+v, %v", rb, err)
+	}
+	latest, err := Latest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, _ := NameTime(pa)
+	tb, _ := NameTime(pb)
+	if want := map[bool]string{true: pb, false: pa}[!tb.Before(ta)]; latest != want && !ta.Equal(tb) {
+		t.Errorf("Latest = %s, want %s", latest, want)
+	}
+}
+
+// TestReadRefusesWhatIsNotResults: JSON that is not a results file ({}, null, a list) is refused with
+// ErrNotResults.
+func TestReadRefusesWhatIsNotResults(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"empty-object": "{}", "null": "null", "list": "[]", "empty": "",
+		"no-results": `{"conditions":{"gpu":"CPU","date":"2026-12-02"},"results":[]}`} {
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(p); !errors.Is(err, ErrNotResults) {
+			t.Errorf("%s (%q): got %v, want ErrNotResults", name, body, err)
+		}
 	}
 }

@@ -1,12 +1,18 @@
 package ladder
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
@@ -14,13 +20,16 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 )
 
-// File is a results file: assets/results/<gpu>-<date>.json.
+// File is a results file: assets/results/<device>-<date>T<time>Z-<id>.json (see resultsName).
 type File struct {
 	Conditions artifact.Conditions `json:"conditions"`
 	Results    []Result            `json:"results"`
 	// Reference holds numbers measured in the same device call by another implementation (PyTorch's ladder),
 	// keyed by its own step names.
 	Reference []Reference `json:"reference,omitempty"`
+
+	// name and dir are where Write or WriteAs last wrote this File: Write keeps writing there.
+	name, dir string
 }
 
 // Reference is one comparison point (PyTorch's ladder step) measured beside ours.
@@ -32,32 +41,134 @@ type Reference struct {
 	PeakMemGB     float64 `json:"peak_mem_gb,omitempty"`
 }
 
-// Name is the file's base name, "<gpu>-<date>" made safe for a path ("smoke-cpu-2-cores-2026-12-03").
-func (f *File) Name() string {
-	gpu := artifact.DeviceName(f.Conditions.GPU)
-	if f.Conditions.Smoke {
+// DeviceName is the device part of a results file's name, made safe for a path: "h200", "smoke-cpu-2-cores".
+func DeviceName(c artifact.Conditions) string {
+	gpu := artifact.DeviceName(c.GPU)
+	if c.Smoke {
 		gpu = "smoke-" + gpu
 	}
-	return artifact.SafeName(gpu + "-" + f.Conditions.Date)
+	return artifact.SafeName(gpu)
 }
 
-// Write writes <dir>/<Name>.json and .md atomically and returns their paths.
+// nameTimeLayout is the time in a results file's name: UTC, to the second, sortable as text.
+const nameTimeLayout = "2006-01-02T150405Z"
+
+// resultsName is the one naming rule of results files: "<device>-<UTC date and time>-<id>", e.g.
+// "h200-2026-12-03T101502Z-3fa9c1". The time orders a folder's files; the random id keeps two runs started in
+// the same second apart (and Write creates the file exclusively, so even a clash cannot replace another run's file).
+func resultsName(c artifact.Conditions, at time.Time, id string) string {
+	return DeviceName(c) + "-" + at.UTC().Format(nameTimeLayout) + "-" + id
+}
+
+var reNameTime = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}T\d{6}Z)-[0-9a-f]+(\.json)?$`)
+
+// NameTime is the time in a results file's name (see resultsName); false for a name without one, such as the
+// hand-named files in assets/results ("h200-2026-12-03-run17.json").
+func NameTime(path string) (time.Time, bool) {
+	m := reNameTime.FindStringSubmatch(filepath.Base(path))
+	if m == nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(nameTimeLayout, m[1])
+	return t, err == nil
+}
+
+// Latest is the newest results file (*.json) in dir: the one with the latest time in its name, or, for files
+// without one, the latest modification time. Every run writes a file of its own, so "the results" of a folder
+// is always a choice; this is the one to make.
+func Latest(dir string) (string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return "", err
+	}
+	best, bestT := "", time.Time{}
+	for _, p := range paths {
+		t, ok := NameTime(p)
+		if !ok {
+			fi, err := os.Stat(p)
+			if err != nil {
+				continue
+			}
+			t = fi.ModTime()
+		}
+		if best == "" || t.After(bestT) || t.Equal(bestT) && p > best {
+			best, bestT = p, t
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("no results files (*.json) in %s", dir)
+	}
+	return best, nil
+}
+
+// Name is the base name (without extension) of the file this File was written to by Write or WriteAs, "" before.
+func (f *File) Name() string { return f.name }
+
+// Write writes the run's results to dir as <name>.json and .md, atomically, and returns their paths. The first
+// Write creates a new file with a name of its own (resultsName), exclusively: it never replaces a file another run
+// wrote, even one started in the same second. Later Writes to the same dir replace that same file, so a long run
+// that writes after every step keeps one file, and a run that dies keeps what it measured. A copy of a File
+// continues its file; a File whose device changed starts a new one.
 func (f *File) Write(dir string) (jsonPath, mdPath string, err error) {
-	return f.WriteAs(dir, f.Name())
-}
-
-// WriteAs writes <dir>/<name>.json and .md atomically and returns their paths.
-func (f *File) WriteAs(dir, name string) (jsonPath, mdPath string, err error) {
-	jsonPath = filepath.Join(dir, name+".json")
-	mdPath = filepath.Join(dir, name+".md")
-	if err := artifact.WriteJSON(jsonPath, f); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
-	return jsonPath, mdPath, artifact.WriteFile(mdPath, []byte(f.Markdown()))
+	if f.name == "" || f.dir != dir || !strings.HasPrefix(f.name, DeviceName(f.Conditions)+"-") {
+		if err := f.create(dir); err != nil {
+			return "", "", err
+		}
+	}
+	jsonPath = filepath.Join(dir, f.name+".json")
+	mdPath, err = f.WriteAs(jsonPath)
+	return jsonPath, mdPath, err
 }
 
+// create reserves a new results file name in dir: the .json is created with O_EXCL (empty until WriteAs renames
+// the content over it).
+func (f *File) create(dir string) error {
+	for range 10 {
+		id := make([]byte, 3)
+		if _, err := rand.Read(id); err != nil {
+			return err
+		}
+		name := resultsName(f.Conditions, time.Now(), hex.EncodeToString(id))
+		fh, err := os.OpenFile(filepath.Join(dir, name+".json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+		if err := fh.Close(); err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
+		f.name, f.dir = name, dir
+		return nil
+	}
+	return fmt.Errorf("results: no free file name in %s after 10 tries", dir)
+}
+
+// WriteAs writes the results to jsonPath and the table beside it (.md), each atomically (temp file + rename),
+// replacing what is there: for a file that is deliberately one place for many runs (the notebooks' results
+// file) or a file being re-rendered. It returns the .md's path.
+func (f *File) WriteAs(jsonPath string) (mdPath string, err error) {
+	mdPath = strings.TrimSuffix(jsonPath, ".json") + ".md"
+	if err := artifact.WriteJSON(jsonPath, f); err != nil {
+		return "", err
+	}
+	if err := artifact.WriteFile(mdPath, []byte(f.Markdown())); err != nil {
+		return "", err
+	}
+	f.name, f.dir = strings.TrimSuffix(filepath.Base(jsonPath), ".json"), filepath.Dir(jsonPath)
+	return mdPath, nil
+}
+
+// ErrNotResults: a file parsed as JSON but is not a ladder results file (no conditions, no results).
+var ErrNotResults = errors.New("not a ladder results file")
+
 // Read loads a results file. Files written before the keys were all snake_case ("ID", "Name", "Why") read the
-// same: encoding/json matches keys without regard to case.
+// same: encoding/json matches keys without regard to case. A file without its conditions (device and date) or without a single result, such
+// as "{}" or "null", is refused with ErrNotResults.
 func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -65,9 +176,29 @@ func Read(path string) (*File, error) {
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a ladder results file: %w", path, err)
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrNotResults, err)
 	}
-	return &f, nil
+	if err := f.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrNotResults, err)
+	}
+	return &f, nil // a Write of it creates a new file: reading never makes a file writable over
+}
+
+// validate checks what every results file written by Write has: the conditions' device and date, and results
+// that each name their step.
+func (f *File) validate() error {
+	switch {
+	case f.Conditions.GPU == "" || f.Conditions.Date == "":
+		return errors.New("no conditions (device and date)")
+	case len(f.Results) == 0:
+		return errors.New("no results")
+	}
+	for i, r := range f.Results {
+		if r.ID == "" {
+			return fmt.Errorf("result %d names no step", i)
+		}
+	}
+	return nil
 }
 
 // Markdown is the results table with its conditions.

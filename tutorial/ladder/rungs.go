@@ -146,10 +146,14 @@ func WithFormulation(cfgs []Config, text string) ([]Config, error) {
 }
 
 // Select keeps the configurations that a comma-separated list of step IDs matches ([StepID.Matches]: "10"
-// keeps every 10@batch); "all" or "" keeps every one. An ID that matches nothing is an error naming the known IDs.
+// keeps every 10@batch); "all" keeps every one. An ID that matches nothing is an error naming the known IDs.
 func Select(cfgs []Config, list string) ([]Config, error) {
-	if list == "" || list == "all" {
+	if list == "all" {
 		return cfgs, nil
+	}
+	// An empty list is an error, not "all": a script whose variable came out empty must not run the whole ladder.
+	if strings.TrimSpace(list) == "" {
+		return nil, fmt.Errorf("no ladder steps given: want step IDs separated by commas (e.g. 1,2,10) or \"all\"")
 	}
 	var out []Config
 	var unknown []string

@@ -7,6 +7,7 @@
 package mobilenet
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -112,10 +113,39 @@ func makeDivisible(v float64, divisor int) int {
 	return n
 }
 
-// New lays out the parameters of the model described by cfg, in torchvision's order.
+// MinWidth and MaxWidth bound Config.Width: below MinWidth nearly every layer is already clamped to 8 channels (so
+// the number means nothing), above MaxWidth the model outgrows any GPU this tutorial runs on.
+const (
+	MinWidth = 0.05
+	MaxWidth = 4.0
+)
+
+// Validate returns a clear error for a configuration New cannot build (New panics on it).
+func (c Config) Validate() error {
+	var errs []error
+	if c.NumClasses <= 0 {
+		errs = append(errs, fmt.Errorf("number of classes must be ≥ 1, got %d", c.NumClasses))
+	}
+	if !(c.Width >= MinWidth && c.Width <= MaxWidth) { // also false for NaN
+		errs = append(errs, fmt.Errorf("width multiplier must be between %g and %g, got %g", MinWidth, MaxWidth, c.Width))
+	}
+	if !(c.Dropout >= 0 && c.Dropout < 1) {
+		errs = append(errs, fmt.Errorf("dropout must be in [0, 1), got %g", c.Dropout))
+	}
+	if c.ReductionRow < 0 {
+		errs = append(errs, fmt.Errorf("reduction row must be ≥ 0 (0: the plain form), got %d", c.ReductionRow))
+	}
+	if c.StemChannels < 0 || c.StemChannels > 0 && c.StemChannels < 3 {
+		errs = append(errs, fmt.Errorf("stem channels must be 0 or ≥ 3, got %d", c.StemChannels))
+	}
+	return errors.Join(errs...)
+}
+
+// New lays out the parameters of the model described by cfg, in torchvision's order. It panics on a
+// configuration Validate refuses.
 func New(cfg Config) *Model {
-	if cfg.NumClasses <= 0 || cfg.Width <= 0 || cfg.Dropout < 0 || cfg.Dropout >= 1 {
-		panic(fmt.Sprintf("mobilenet: invalid config %+v", cfg))
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Sprintf("mobilenet: invalid config %+v: %v", cfg, err))
 	}
 	m := &Model{Config: cfg}
 	conv := func(name string, kh, in, out int) {

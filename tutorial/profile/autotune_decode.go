@@ -17,15 +17,43 @@ import (
 // ReadAutotuneCache reads and decodes a file written by --xla_gpu_dump_autotune_results_to (binary form: XLA
 // writes text only when the name ends in .txt or .textproto, and this reader does not take those).
 func ReadAutotuneCache(path string) (AutotuneCache, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadAutotuneFile(path)
 	if err != nil {
-		return AutotuneCache{}, fmt.Errorf("autotune cache: %w", err)
+		return AutotuneCache{}, err
 	}
 	c, err := DecodeAutotuneCache(data)
 	if err != nil {
 		return AutotuneCache{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// MaxAutotuneFileBytes bounds what ReadAutotuneFile reads: an autotune cache holds kilobytes to a few megabytes
+// (testdata's H200 cache: 78 KB), so a file of hundreds of megabytes is not one to load whole into memory.
+const MaxAutotuneFileBytes = 256 << 20
+
+// ErrAutotuneTooLarge: the file (or device, such as /dev/zero) holds more than MaxAutotuneFileBytes.
+var ErrAutotuneTooLarge = fmt.Errorf("larger than %d MiB: not an autotune results file", MaxAutotuneFileBytes>>20)
+
+// ReadAutotuneFile reads an autotune cache file's bytes, at most MaxAutotuneFileBytes: a larger file, or an endless
+// device such as /dev/zero, is refused with ErrAutotuneTooLarge after reading no more than the limit.
+func ReadAutotuneFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("autotune cache: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxAutotuneFileBytes {
+		return nil, fmt.Errorf("autotune cache %s: %d bytes, %w", path, fi.Size(), ErrAutotuneTooLarge)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxAutotuneFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("autotune cache: %w", err)
+	}
+	if len(data) > MaxAutotuneFileBytes {
+		return nil, fmt.Errorf("autotune cache %s: %w", path, ErrAutotuneTooLarge)
+	}
+	return data, nil
 }
 
 // DecodeAutotuneCache decodes a binary xla.autotuner.AutotuneCache and summarizes it. Unknown fields inside
