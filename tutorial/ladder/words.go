@@ -43,7 +43,7 @@ func (r Result) SplitWords(smoke bool) string {
 			r.ID, 100*r.DataWaitMs/total, 100*r.TransferMs/total, 100*r.ComputeMs/total, 100*r.OtherMs/total)
 	}
 	if smoke {
-		b.WriteString("(on the CPU the loaders and the step share the same cores; the H200's split below is the one that decides)\n")
+		b.WriteString("(on the CPU the loaders and the step share the same cores; the H200's recorded split is the one that decides)\n")
 	}
 	recs := r.Recommendations()
 	if len(recs) == 0 {
