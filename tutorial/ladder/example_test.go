@@ -1,6 +1,7 @@
 package ladder_test
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/gomlx/compute/gobackend"
@@ -117,6 +118,20 @@ func ExampleSelect() {
 	// 10@256 + 10 steps per Execute (While loop), batch 256
 	// 10@512 + 10 steps per Execute (While loop), batch 512
 	// true
+}
+
+// RegisterFlags turns a command line — the CLI's, or a GoNB cell's "%%" arguments — into a Config: the rung's
+// current fields are the flags' defaults.
+func ExampleConfig_RegisterFlags() {
+	cfg := ladder.Rung(3)
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	if err := fs.Parse([]string{"-precision", "bf16", "-input", "device-resize", "-workers", "2"}); err != nil {
+		panic(err)
+	}
+	fmt.Println(cfg.Precision, cfg.Batch, cfg.Input, cfg.Workers)
+	// Output:
+	// bf16 128 32×32 uint8, resize+normalise on device 2
 }
 
 // Run measures one rung: the first (compiling) call, a warm-up, then a timed window. Here rung 4 at smoke size
