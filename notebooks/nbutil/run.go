@@ -136,6 +136,43 @@ func Experiment(id, formulation string) {
 	}
 }
 
+// Run is [Step] for a rung built in the cell, the way a reader changes their own program:
+//
+//	cfg := ladder.Rung(1)
+//	cfg.Precision = train.F16 // rung 2
+//	nbutil.Run(cfg)
+//
+// The configuration is recorded under the rung it is ([ladder.Identify]), measured at this session's sizes (smoke
+// sizes without a GPU); one the ladder does not have runs as "custom".
+func Run(cfg ladder.Config) {
+	if _, err := RunConfig(cfg); err != nil {
+		fail(err)
+	}
+}
+
+// RunConfig is [Run] returning the result instead of ending the process on errors.
+func RunConfig(cfg ladder.Config) (*ladder.Result, error) {
+	s, err := NewSession()
+	if err != nil {
+		return nil, err
+	}
+	if id, ok := ladder.Identify(cfg); ok {
+		step, note, err := s.ResolveID(id.String())
+		if err != nil {
+			return nil, err
+		}
+		return s.measure(step, note)
+	}
+	cfg.ID, cfg.Name, cfg.Why = ladder.StepID{Rung: "custom"}, "your configuration", "changed in the cell"
+	if s.Smoke {
+		cfg = cfg.Smoke()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("the cell's configuration: %w", err)
+	}
+	return s.measure(cfg, "not a rung of the ladder: measured and recorded as \"custom\"")
+}
+
 // RunStep is [Step] returning the result instead of ending the process on errors.
 func RunStep(id string) (*ladder.Result, error) {
 	s, err := NewSession()
@@ -146,6 +183,11 @@ func RunStep(id string) (*ladder.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.measure(step, note)
+}
+
+// measure runs one configuration of this session and shows it beside the results so far.
+func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, error) {
 	printf("%s\n", s.Mode())
 	for _, n := range s.Notes {
 		printf("note: %s\n", n)

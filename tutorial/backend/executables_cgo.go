@@ -242,6 +242,7 @@ func compileThroughCache(cache *ExecutableCache, args *C.PJRT_Client_Compile_Arg
 	format := C.GoStringN(prog.format, C.int(prog.format_size))
 	program := unsafe.Slice((*byte)(unsafe.Pointer(prog.code)), int(prog.code_size))
 	options := unsafe.Slice((*byte)(unsafe.Pointer(args.compile_options)), int(args.compile_options_size))
+	// excerpt: executable-cache-hook
 	key := cache.Key(format, program, options)
 
 	start := time.Now()
@@ -255,6 +256,7 @@ func compileThroughCache(cache *ExecutableCache, args *C.PJRT_Client_Compile_Arg
 		}
 		cache.Reject(key, fmt.Errorf("PJRT could not load the stored executable: %s", errorText(cerr)))
 	}
+	// excerpt end
 
 	cerr := compileWithoutCache(args)
 	cache.count(func(s *ExecutableCacheStats) { s.Misses++ })

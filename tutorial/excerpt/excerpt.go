@@ -16,7 +16,8 @@
 //	```
 //	<!-- end excerpt -->
 //
-// The region's indentation is removed (the least-indented line starts at column 0), tabs stay tabs.
+// The region's indentation is removed (the least-indented line starts at column 0), tabs stay tabs, and blank
+// lines at either end are dropped (gofmt puts one between a marker and a function).
 package excerpt
 
 import (
@@ -76,7 +77,14 @@ func Region(root, file, name string) (string, error) {
 		return "", fmt.Errorf("excerpt %s %s: no region %q (mark it with %q … %q)", file, name, name, startPrefix+" "+name, endLine)
 	case in:
 		return "", fmt.Errorf("excerpt %s %s: region not closed with %q", file, name, endLine)
-	case len(lines) == 0:
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" { // gofmt wants a blank line around a marker
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
 		return "", fmt.Errorf("excerpt %s %s: region is empty", file, name)
 	}
 	return dedent(lines), nil

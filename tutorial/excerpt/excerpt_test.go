@@ -22,6 +22,7 @@ func f() int {
 }
 
 // excerpt: open
+
 func g() {}
 `
 

@@ -88,6 +88,28 @@ func TestRung(t *testing.T) {
 	}
 }
 
+// TestIdentify: the visible edits a notebook cell makes are the ladder's rungs, and anything else is not one.
+func TestIdentify(t *testing.T) {
+	cfg := Rung(3)
+	cfg.Input = train.InputUint8 // rung 4's edit, made by hand
+	if id, ok := Identify(cfg); !ok || id.String() != "4" {
+		t.Errorf("Rung(3) + uint8 input = %v, %v; want rung 4", id, ok)
+	}
+	cfg = Rung(10)
+	cfg.Batch = 512
+	if id, ok := Identify(cfg); !ok || id.String() != "10@512" {
+		t.Errorf("Rung(10) at batch 512 = %v, %v; want 10@512", id, ok)
+	}
+	if id, ok := Identify(Rung(12)); !ok || id.String() != "12@128" {
+		t.Errorf("Rung(12) = %v, %v; want 12@128 (the default ladder has three batches)", id, ok)
+	}
+	cfg = Rung(2)
+	cfg.Batch = 64 // not a rung
+	if id, ok := Identify(cfg); ok {
+		t.Errorf("batch 64 identified as rung %v", id)
+	}
+}
+
 func TestParseStepID(t *testing.T) {
 	for _, c := range []struct {
 		in   string

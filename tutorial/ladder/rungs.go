@@ -105,6 +105,21 @@ func Rung(n int) Config {
 	panic(fmt.Sprintf("ladder.Rung(%d): the ladder has rungs 1 to 14", n))
 }
 
+// Identify names the rung cfg is: the step ID of the configuration of [Ladder] at the default parameters that
+// equals cfg in everything but its ID, name and why. A notebook cell builds a rung in visible Go — Rung(3) plus
+// `cfg.Input = train.InputUint8` — and this says it is rung 4, so its result is recorded as rung 4's. ok is false
+// for a configuration the ladder does not have.
+func Identify(cfg Config) (id StepID, ok bool) {
+	bare := func(c Config) Config { c.ID, c.Name, c.Why = StepID{}, "", ""; return c }
+	want := bare(cfg)
+	for _, c := range Ladder(DefaultParams()) {
+		if bare(c) == want {
+			return c.ID, true
+		}
+	}
+	return StepID{}, false
+}
+
 // Ladder returns every rung for the parameters: rungs 1–8 once, then rungs 9 and up once per batch size, with
 // "@B" in their IDs unless the only batch is 128.
 func Ladder(p Params) []Config {

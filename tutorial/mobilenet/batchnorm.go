@@ -70,6 +70,8 @@ func (v channelView) fold() int {
 	return k
 }
 
+// excerpt: bn-wide-rows
+
 // sum reduces y (x's shape, any dtype) to [C].
 func (v channelView) sum(y *Node) *Node {
 	c := y.Shape().Dim(-1)
@@ -81,6 +83,8 @@ func (v channelView) sum(y *Node) *Node {
 	partial := ReduceSum(Reshape(y, rows/k, k*c), 0) // [k·C]: the wide column reduction
 	return ReduceSum(Reshape(partial, k, c), 0)
 }
+
+// excerpt end
 
 // broadcast expands p [C] to x's shape.
 func (v channelView) broadcast(p *Node) *Node {

@@ -134,6 +134,8 @@ func DepthwiseConv(x, kernel *Node, stride int, form DepthwiseForm) *Node {
 	return y
 }
 
+// excerpt: depthwise-vjp
+
 // registerDepthwiseVJP wraps GoMLX's registered VJP for ConvGeneral; see the file comment.
 func registerDepthwiseVJP() {
 	original := VJPRegistration[NodeTypeConvGeneral]
@@ -149,6 +151,8 @@ func registerDepthwiseVJP() {
 		return original(node, vjps, outputShape)
 	}
 }
+
+// excerpt end
 
 // DepthwiseGradients returns the gradients of DepthwiseConv(x, kernel, stride) with respect to x and kernel, given
 // the gradient v with respect to its output, in the formulations form selects. Exported so tests and benchmarks

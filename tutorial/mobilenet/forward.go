@@ -86,12 +86,14 @@ func (f *forward) stemConv(x *Node) *Node {
 	if extra <= 0 {
 		return f.conv(x, f.m.stem, 2)
 	}
+	// excerpt: stem-channels
 	k := f.kernel(f.m.stem)
 	zero := ScalarZero(x.Graph(), x.DType())
 	// Every axis gets a PadAxis: GoMLX v0.28.16's gradient of Pad slices the axes left out to length 0.
 	x = Pad(x, zero, PadAxis{}, PadAxis{}, PadAxis{}, PadAxis{End: extra})
 	k = Pad(k, zero, PadAxis{}, PadAxis{}, PadAxis{End: extra}, PadAxis{})
 	return convolve(x, k, 2)
+	// excerpt end
 }
 
 func (f *forward) relu6(x *Node) *Node {

@@ -30,6 +30,7 @@ func registerClampVJP() {
 	if _, found := VJPRegistration[NodeTypeClamp]; found {
 		return
 	}
+	// excerpt: relu6-mask
 	VJPRegistration[NodeTypeClamp] = func(node *Node, vjps []*Node, _ shapes.Shape) []*Node {
 		lo, x, hi := node.Inputs()[0], node.Inputs()[1], node.Inputs()[2]
 		v := vjps[0]
@@ -45,4 +46,5 @@ func registerClampVJP() {
 		}
 		return []*Node{bound(lo, below), Where(inside, v, zeros), bound(hi, above)}
 	}
+	// excerpt end
 }

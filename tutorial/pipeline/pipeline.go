@@ -103,6 +103,7 @@ func New(set *cifar.Set, cfg Config, backend compute.Backend) (*Source, error) {
 			}
 		}
 	}()
+	// excerpt: loader-workers
 	for range cfg.Workers {
 		s.wg.Add(1)
 		go func() {
@@ -117,6 +118,7 @@ func New(set *cifar.Set, cfg Config, backend compute.Backend) (*Source, error) {
 			}
 		}()
 	}
+	// excerpt end
 	return s, nil
 }
 
@@ -179,6 +181,7 @@ func (s *Source) build(idx []int) (Batch, error) {
 	labels := make([]int32, bsz)
 	cifar.GatherLabels(s.set, idx, labels)
 	var x *tensors.Tensor
+	// excerpt: host-batch
 	switch s.cfg.Format {
 	case Float32:
 		buf := make([]float32, bsz*s.resizer.OutputSize())
@@ -193,7 +196,9 @@ func (s *Source) build(idx []int) (Batch, error) {
 		cifar.Gather(s.set, idx, buf)
 		x = tensors.FromFlatDataAndDimensions(buf, bsz, 32, 32, 3)
 	}
+	// excerpt end
 	b := Batch{X: x, Labels: tensors.FromFlatDataAndDimensions(labels, bsz), Build: time.Since(start)}
+	// excerpt: overlapped-upload
 	if s.cfg.Upload {
 		t := time.Now()
 		if err := Upload(s.backend, b.X, b.Labels); err != nil {
@@ -201,6 +206,7 @@ func (s *Source) build(idx []int) (Batch, error) {
 		}
 		b.Upload, b.OnDevice = time.Since(t), true
 	}
+	// excerpt end
 	return b, nil
 }
 

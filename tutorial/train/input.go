@@ -56,6 +56,8 @@ func ResizeMatrix(in, out int) []float32 {
 	return m
 }
 
+// excerpt: resize-on-device
+
 // resizeOnDevice resizes x [B,h,w,C] (any numeric dtype) to [B,size,size,C] float32 with ResizeMatrix.
 func resizeOnDevice(x *Node, size int) *Node {
 	g := x.Graph()
@@ -71,7 +73,13 @@ func resizeOnDevice(x *Node, size int) *Node {
 	return Einsum("jw,biwc->bijc", rw, y)
 }
 
+// excerpt end
+
+// excerpt: normalize-on-device
+
 // normalizeOnDevice is the tutorial's (x/255 − 0.5)/0.5 on uint8 (or float 0..255) pixels.
 func normalizeOnDevice(x *Node) *Node {
 	return AddScalar(DivScalar(ConvertDType(x, dtypes.Float32), 127.5), -1)
 }
+
+// excerpt end

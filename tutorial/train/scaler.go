@@ -40,6 +40,8 @@ func (ls LossScaler) Update(s ScalerState, finite bool) (next ScalerState, skip 
 	return s, false
 }
 
+// excerpt: gradscaler
+
 // updateGraph is Update in the graph: scale float32 scalar, tracker int32 scalar, finite boolean scalar.
 func (ls LossScaler) updateGraph(scale, tracker, finite *Node) (newScale, newTracker *Node) {
 	g := scale.Graph()
@@ -51,3 +53,5 @@ func (ls LossScaler) updateGraph(scale, tracker, finite *Node) (newScale, newTra
 	newTracker = Where(finite, finiteTracker, ZerosLike(tracker))
 	return
 }
+
+// excerpt end

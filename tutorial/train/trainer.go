@@ -162,12 +162,14 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 	g := batch[0].Graph()
 	// sample gathers step k's batch: perm[offset+k·B : offset+(k+1)·B] (a gather: the pure-Go backend has no
 	// DynamicSlice), then those images and labels.
+	// excerpt: device-sample
 	sample := func(images, labels, perm, offset, k *Node) (x, y *Node) {
 		start := Add(offset, MulScalar(k, t.Config.Batch))
 		positions := Add(Iota(k.Graph(), shapes.Make(dtypes.Int32, t.Config.Batch), 0), start)
 		idx := ExpandAxes(Gather(perm, ExpandAxes(positions, -1)), -1)
 		return t.prepareInput(Gather(images, idx)), Gather(labels, idx)
 	}
+	// excerpt end
 	if t.Config.StepsPerCall == 1 {
 		x, y := sample(batch[0], batch[1], batch[2], batch[3], Const(g, int32(0)))
 		newState, loss := t.oneStep(state, x, y)
@@ -177,6 +179,7 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 	// reads travels in the loop state: (k, loss sum, images, labels, perm, offset, state...).
 	// Constants outside the closures are made with Const, not Scalar: GoMLX caches scalar constants per graph,
 	// not per function, and a cached constant from one scope used in another breaks the While.
+	// excerpt: while-loop
 	init := append([]*Node{Const(g, int32(0)), Const(g, float32(0))}, batch[:4]...)
 	init = append(init, state...)
 	shapesOf := make([]shapes.Shape, len(init))
@@ -203,6 +206,7 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 		return append(out, newState...)
 	})
 	results := While(cond, body, init...)
+	// excerpt end
 	meanLoss := Div(results[1], Const(g, float32(t.Config.StepsPerCall)))
 	return append(results[6:], meanLoss)
 }
@@ -227,6 +231,7 @@ func (t *Trainer) oneStep(state []*Node, x, labels *Node) ([]*Node, *Node) {
 	momenta := state[np : np+len(t.trainable)]
 	scale, tracker, skipped, rng := state[t.idxScale()], state[t.idxTracker()], state[t.idxSkipped()], state[t.idxRNG()]
 
+	// excerpt: train-step
 	out := t.Model.Forward(mobilenet.Pass{Params: params, Compute: cfg.Precision.DType(), Train: true, RNG: rng}, x)
 	loss := mobilenet.CrossEntropy(out.Logits, labels)
 	objective := loss
@@ -265,6 +270,7 @@ func (t *Trainer) oneStep(state []*Node, x, labels *Node) ([]*Node, *Node) {
 		newState[t.idxSkipped()] = Add(skipped, ConvertDType(LogicalNot(finite), dtypes.Int32))
 	}
 	newState[t.idxRNG()] = out.RNG
+	// excerpt end
 	return newState, loss
 }
 
