@@ -26,6 +26,21 @@ func ExampleRung() {
 	// true
 }
 
+// Identify names the rung a configuration built in Go is, so a notebook cell's edit is recorded as that rung.
+func ExampleIdentify() {
+	cfg := ladder.Rung(3)
+	cfg.Input = train.InputUint8 // rung 4's edit
+	id, ok := ladder.Identify(cfg)
+	fmt.Println(id, ok)
+
+	cfg.Batch = 96 // no rung of the ladder
+	_, ok = ladder.Identify(cfg)
+	fmt.Println(ok)
+	// Output:
+	// 4 true
+	// false
+}
+
 // Baseline is rung 1, the tutorial's starting point; Feed and Train are the two halves derived from it, for the
 // host pipeline and the compiled step.
 func ExampleBaseline() {
