@@ -1,15 +1,18 @@
-// Package nbutil is what the tutorial's notebooks call, so that their cells stay one or two lines long and the
-// logic lives in tested Go code.
+// Package nbutil is what the tutorial's notebooks call around the code they show: a cell builds its rung in
+// visible Go (ladder.Rung(n-1) plus one edit) and hands it to [Run], which measures it, records it and displays
+// it; the other cells display what the ladder recorded on the GPU ([Recorded], [Profile], [Summary]). The
+// computing — configurations, tables, charts, summaries — lives in tutorial/ladder and tutorial/plot; this package
+// keeps what is GoNB's: one process per cell, printing and displaying.
 //
 // GoNB compiles and runs every cell as a new process: nothing survives between cells but declarations. So each
-// function here is a whole cell's work — find the backend, load the data, run one ladder step, write its result,
+// function here is a whole cell's work — find the backend, load the data, run one rung, write its result,
 // display tables and charts — and results pass from cell to cell (and from notebook to notebook) through a results
 // file in [RunsDir].
 //
 // Without a GPU every measured run uses the ladder's smoke sizes on the pure-Go backend (it shows that the step
 // runs and trains, not how fast), and the H200 numbers recorded by the `ladder` and `profile` commands under
 // assets/ are shown beside it, each with its GPU, date and conditions. With a GPU the same cells measure the real
-// thing.
+// thing, in fast-start mode unless TRAINOPT_FAST_START says otherwise.
 package nbutil
 
 import (

@@ -288,11 +288,3 @@ func TestRunStep(t *testing.T) {
 		t.Errorf("no Markdown beside the runs file: %v", err)
 	}
 }
-
-// reused says how a first call was made up (the compile chart's split is tested in tutorial/ladder).
-func TestReusedWords(t *testing.T) {
-	split := ladder.Result{ID: "12@128", SamplesPerSec: 1, FirstCallS: 20.8, CompileS: 6.6}
-	if got := reused(split); got != " (compile 6.6 s + first execution 14.2 s)" {
-		t.Errorf("reused(split) = %q", got)
-	}
-}

@@ -12,7 +12,6 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -105,13 +104,7 @@ func (s *Session) LoadData() (*cifar.Set, error) {
 	return set, nil
 }
 
-func dataWords(set *cifar.Set) string {
-	if set.Synthetic {
-		return fmt.Sprintf("SYNTHETIC CIFAR-10-shaped data (%d images; %s) — not the real CIFAR-10: run `trainopt data -download` "+
-			"(or 00-setup with network) for it", set.Len(), set.Source)
-	}
-	return fmt.Sprintf("real CIFAR-10 (%d training images; %s)", set.Len(), set.Source)
-}
+func dataWords(set *cifar.Set) string { return ladder.DataWords(set) }
 
 // Conditions are the results-file conditions of this session.
 func (s *Session) Conditions(set *cifar.Set) artifact.Conditions {
@@ -239,22 +232,7 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 	return &res, nil
 }
 
-// printResult is the "result:" line every measured run prints.
-func printResult(r ladder.Result, c artifact.Conditions) {
-	first := fmt.Sprintf("first call (compile %.2f s + first execution %.2f s) %.2f s", r.CompileS,
-		r.FirstExecutionS(), r.FirstCallS)
-	if r.ReusedExecutable {
-		first = fmt.Sprintf("first call %.2f s (executable reused)", r.FirstCallS)
-	}
-	label := c.GPU
-	if c.Smoke {
-		label += ", smoke sizes: not a speed measurement"
-	}
-	printf("result: step %s: %.1f samples/s, step %.2f ms median (p10 %.2f, p90 %.2f); split: data wait %.2f, "+
-		"host→device %.2f, compute %.2f, other %.2f ms; %s; host→device %s per step [%s]\n",
-		r.ID, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms, r.DataWaitMs, r.TransferMs, r.ComputeMs,
-		r.OtherMs, first, plot.FormatBytes(int64(r.H2DBytesPerStep)), label)
-}
+func printResult(r ladder.Result, c artifact.Conditions) { printf("%s\n", r.Line(c)) }
 
 // Download fetches CIFAR-10 into <root>/data unless it is there, TRAINOPT_NO_DOWNLOAD is set, or the download
 // fails; it returns what happened in words (never an error: the synthetic set is the fallback).

@@ -45,20 +45,4 @@ func chart(what string, f *ladder.File, make func() ([]byte, error)) {
 	printf("(no %s chart: no successful step)\n", what)
 }
 
-func printRecommendations(r ladder.Result, smoke bool) {
-	recs := r.Recommendations()
-	total := r.DataWaitMs + r.TransferMs + r.ComputeMs + r.OtherMs
-	if total > 0 {
-		printf("step-time split of step %s: data wait %.0f%%, host→device %.0f%%, compute %.0f%%, other %.0f%%\n", r.ID,
-			100*r.DataWaitMs/total, 100*r.TransferMs/total, 100*r.ComputeMs/total, 100*r.OtherMs/total)
-	}
-	if smoke {
-		printf("(on the CPU the loaders and the step share the same %s; the H200's split below is the one that decides)\n", "cores")
-	}
-	if len(recs) == 0 {
-		printf("profile rules: nothing on the host side stands out — the step is compute-bound\n")
-	}
-	for _, rec := range recs {
-		printf("profile rules: %s — %s\n", rec.Rule, rec.Evidence)
-	}
-}
+func printRecommendations(r ladder.Result, smoke bool) { printf("%s", r.SplitWords(smoke)) }

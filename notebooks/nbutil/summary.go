@@ -84,7 +84,7 @@ func showCompileTimes(root string) {
 		printf("compile time: no runs of this machine in %s yet\n", RunsDir(root))
 	}
 	for _, f := range runs {
-		printFirstCalls(fmt.Sprintf("compile time, this machine (%s):", f.Conditions.GPU), f, "%.2f")
+		printf("%s", f.FirstCalls(fmt.Sprintf("compile time, this machine (%s):", f.Conditions.GPU), "%.2f"))
 		chart("compile time", f, f.CompileChart)
 	}
 	files, _ := ladder.RecordedResults(root)
@@ -95,45 +95,14 @@ func showCompileTimes(root string) {
 	}
 	for _, g := range groups {
 		f := g.File
-		printFirstCalls(fmt.Sprintf("compile time, recorded on %s (%s, %s):", f.Conditions.GPU, f.Conditions.Date,
-			filepath.Base(g.Path)), f, "%.1f")
+		printf("%s", f.FirstCalls(fmt.Sprintf("compile time, recorded on %s (%s, %s):", f.Conditions.GPU,
+			f.Conditions.Date, filepath.Base(g.Path)), "%.1f"))
 		chart("recorded compile time", f, f.CompileChart)
 	}
 }
 
-// printFirstCalls prints a title and each successful step's first call (seconds in format).
-func printFirstCalls(title string, f *ladder.File, format string) {
-	printf("%s\n", title)
-	for _, r := range f.Results {
-		if r.Error == "" {
-			printf("  step %s: first call "+format+" s%s\n", r.ID, r.FirstCallS, reused(r))
-		}
-	}
-}
-
-// reused says how a first call was made up: an executable reused from an earlier step, or compile + first
-// execution where the results split them (the first execution is where cuDNN builds its plans on the GPU).
-func reused(r ladder.Result) string {
-	switch {
-	case r.ReusedExecutable:
-		return " (executable reused from an earlier step)"
-	case r.CompileS > 0:
-		return fmt.Sprintf(" (compile %.1f s + first execution %.1f s)", r.CompileS, r.FirstExecutionS())
-	}
-	return ""
-}
-
 // LocalRuns reads the notebooks' own results files (RunsDir), smoke first.
-func LocalRuns(root string) []*ladder.File {
-	paths, _ := filepath.Glob(filepath.Join(RunsDir(root), "*.json"))
-	var files []*ladder.File
-	for _, p := range paths {
-		if f, err := ladder.Read(p); err == nil && len(f.Results) > 0 {
-			files = append(files, f)
-		}
-	}
-	return files
-}
+func LocalRuns(root string) []*ladder.File { return ladder.ReadDir(RunsDir(root)) }
 
 // Summary is 08-summary's cell: this machine's runs from notebooks 01–07, the recorded ladder (table, throughput,
 // step-time split, memory, compile time), PyTorch on the same GPU, and what the last step's profile says is left.
@@ -161,20 +130,8 @@ func ShowSummary(root string) {
 		printf("recorded H200 results: none in assets/results yet — the table, the PyTorch comparison and the GPU " +
 			"profile appear here once `trainopt ladder` and `trainopt profile` have run on the GPU machine\n")
 	}
-	// The ladder end to end: step 1 and the fastest step of the newest file that has step 1 — one device call,
-	// since numbers from different calls are never compared (the machine is shared and they move).
-	var best *ladder.Result
-	for _, rf := range files {
-		b, s1 := rf.File.BestAndBase()
-		if s1 == nil || b == nil {
-			continue
-		}
-		best = b
-		printf("summary: on %s the ladder goes from %.0f samples/s (step 1) to %.0f samples/s (step %s): %.1f× "+
-			"(one device call: %s)\n", rf.File.Conditions.GPU, s1.SamplesPerSec, b.SamplesPerSec, b.ID,
-			b.SamplesPerSec/s1.SamplesPerSec, filepath.Base(rf.Path))
-		break
-	}
+	line, best := ladder.LadderWords(files)
+	printf("%s", line)
 	for _, g := range groups {
 		f := g.File
 		printf("recorded H200 results: %s — %d steps — %s\n", filepath.Base(g.Path), len(f.Results), f.Conditions.Caption())
@@ -206,26 +163,12 @@ func smokeWords(c artifact.Conditions) string {
 // showTorch compares Go with PyTorch's ladder measured in the same device call ([ladder.TorchComparison]).
 func showTorch(files []ladder.RecordedFile) {
 	pairs := ladder.TorchComparison(files)
-	if len(pairs) == 0 {
-		printf("PyTorch comparison: no recorded file has PyTorch numbers beside Go ones yet (`trainopt ladder -torch " +
-			"<torch_ladder.py output>` adds them)\n")
-		return
+	printf("%s", ladder.TorchWords(pairs))
+	if len(pairs) > 0 {
+		displayHTML(ladder.TorchTable(pairs))
+		svg, err := ladder.TorchPairsChart(pairs)
+		show("PyTorch comparison", svg, err)
 	}
-	printf("PyTorch comparison: %d batch size(s), each measured beside Go in one device call\n", len(pairs))
-	fastest := pairs[0]
-	for _, p := range pairs {
-		printf("PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
-			p.Torch.Batch, p.Go.ID, p.Go.SamplesPerSec, p.Torch.Step, p.Torch.Name, p.Torch.SamplesPerSec, p.Ratio(), p.From)
-		if p.Go.SamplesPerSec > fastest.Go.SamplesPerSec {
-			fastest = p
-		}
-	}
-	printf("PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA %.0f samples/s (step %s) vs "+
-		"PyTorch %.0f samples/s (step %s), batch %d: %.2f× (%s)\n", fastest.Go.SamplesPerSec, fastest.Go.ID,
-		fastest.Torch.SamplesPerSec, fastest.Torch.Step, fastest.Torch.Batch, fastest.Ratio(), fastest.From)
-	displayHTML(ladder.TorchTable(pairs))
-	svg, err := ladder.TorchPairsChart(pairs)
-	show("PyTorch comparison", svg, err)
 }
 
 // showLeft is what the profile of the last (most optimised) profiled step says is left.

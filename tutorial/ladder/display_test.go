@@ -25,3 +25,28 @@ func TestCompileChartSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestWords: the notebooks' summary lines say how a first call split and what the step-time split recommends.
+func TestWords(t *testing.T) {
+	f := &File{Results: []Result{
+		{ID: "12@128", SamplesPerSec: 1, FirstCallS: 20.8, CompileS: 6.6},
+		{ID: "5", SamplesPerSec: 1, FirstCallS: 0.1, ReusedExecutable: true},
+		{ID: "9", Error: "boom"},
+	}}
+	got := f.FirstCalls("first calls:", "%.1f")
+	want := "first calls:\n  step 12@128: first call 20.8 s (compile 6.6 s + first execution 14.2 s)\n" +
+		"  step 5: first call 0.1 s (executable reused from an earlier step)\n"
+	if got != want {
+		t.Errorf("FirstCalls =\n%q\nwant\n%q", got, want)
+	}
+	r := Result{ID: "1", DataWaitMs: 30, ComputeMs: 10}
+	if w := r.SplitWords(false); !strings.Contains(w, "data wait 75%, host→device 0%, compute 25%") {
+		t.Errorf("SplitWords = %q", w)
+	}
+	if w := TorchWords(nil); !strings.Contains(w, "no recorded file has PyTorch numbers") {
+		t.Errorf("TorchWords(nil) = %q", w)
+	}
+	if line, best := LadderWords(nil); line != "" || best != nil {
+		t.Errorf("LadderWords(nil) = %q, %v", line, best)
+	}
+}

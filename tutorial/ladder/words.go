@@ -1,0 +1,133 @@
+package ladder
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
+)
+
+// The one-line summaries the notebooks print under their charts. They live here, beside the tables and charts
+// they summarise, so that nbutil only displays.
+
+// FirstCalls is title and each successful step's first call in seconds (format, e.g. "%.1f"), one line each,
+// saying whether an executable was reused or how compile and first execution split it.
+func (f *File) FirstCalls(title, format string) string {
+	var b strings.Builder
+	b.WriteString(title + "\n")
+	for _, r := range f.Results {
+		if r.Error != "" {
+			continue
+		}
+		how := ""
+		switch {
+		case r.ReusedExecutable:
+			how = " (executable reused from an earlier step)"
+		case r.CompileS > 0:
+			how = fmt.Sprintf(" (compile %.1f s + first execution %.1f s)", r.CompileS, r.FirstExecutionS())
+		}
+		fmt.Fprintf(&b, "  step %s: first call "+format+" s%s\n", r.ID, r.FirstCallS, how)
+	}
+	return b.String()
+}
+
+// SplitWords is the step-time split of r in percent and what its rules say ([Result.Recommendations]); smoke adds
+// that on the CPU the split does not decide.
+func (r Result) SplitWords(smoke bool) string {
+	var b strings.Builder
+	if total := r.DataWaitMs + r.TransferMs + r.ComputeMs + r.OtherMs; total > 0 {
+		fmt.Fprintf(&b, "step-time split of step %s: data wait %.0f%%, host→device %.0f%%, compute %.0f%%, other %.0f%%\n",
+			r.ID, 100*r.DataWaitMs/total, 100*r.TransferMs/total, 100*r.ComputeMs/total, 100*r.OtherMs/total)
+	}
+	if smoke {
+		b.WriteString("(on the CPU the loaders and the step share the same cores; the H200's recorded split is the one that decides)\n")
+	}
+	recs := r.Recommendations()
+	if len(recs) == 0 {
+		b.WriteString("profile rules: nothing on the host side stands out — the step is compute-bound\n")
+	}
+	for _, rec := range recs {
+		fmt.Fprintf(&b, "profile rules: %s — %s\n", rec.Rule, rec.Evidence)
+	}
+	return b.String()
+}
+
+// TorchWords is one line per batch of the comparison with PyTorch, then the fastest Go step beside PyTorch;
+// a line saying how to add PyTorch's numbers when there are none.
+func TorchWords(pairs []TorchPair) string {
+	if len(pairs) == 0 {
+		return "PyTorch comparison: no recorded file has PyTorch numbers beside Go ones yet (`trainopt ladder -torch " +
+			"<torch_ladder.py output>` adds them)\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "PyTorch comparison: %d batch size(s), each measured beside Go in one device call\n", len(pairs))
+	fastest := pairs[0]
+	for _, p := range pairs {
+		fmt.Fprintf(&b, "PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
+			p.Torch.Batch, p.Go.ID, p.Go.SamplesPerSec, p.Torch.Step, p.Torch.Name, p.Torch.SamplesPerSec, p.Ratio(), p.From)
+		if p.Go.SamplesPerSec > fastest.Go.SamplesPerSec {
+			fastest = p
+		}
+	}
+	fmt.Fprintf(&b, "PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA %.0f samples/s (step %s) vs "+
+		"PyTorch %.0f samples/s (step %s), batch %d: %.2f× (%s)\n", fastest.Go.SamplesPerSec, fastest.Go.ID,
+		fastest.Torch.SamplesPerSec, fastest.Torch.Step, fastest.Torch.Batch, fastest.Ratio(), fastest.From)
+	return b.String()
+}
+
+// LadderWords is the ladder end to end from the newest recorded file that has step 1: step 1 and its fastest step,
+// from one device call (numbers from different calls are never compared). best is that step; "" and nil without one.
+func LadderWords(files []RecordedFile) (line string, best *Result) {
+	for _, rf := range files {
+		b, s1 := rf.File.BestAndBase()
+		if s1 == nil || b == nil {
+			continue
+		}
+		return fmt.Sprintf("summary: on %s the ladder goes from %.0f samples/s (step 1) to %.0f samples/s (step %s): %.1f× "+
+			"(one device call: %s)\n", rf.File.Conditions.GPU, s1.SamplesPerSec, b.SamplesPerSec, b.ID,
+			b.SamplesPerSec/s1.SamplesPerSec, filepath.Base(rf.Path)), b
+	}
+	return "", nil
+}
+
+// ReadDir reads every results file (*.json) in dir that has results; files that do not read are skipped.
+func ReadDir(dir string) []*File {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var files []*File
+	for _, p := range paths {
+		if f, err := Read(p); err == nil && len(f.Results) > 0 {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// Line is the "result:" line every measured run prints: throughput, step time and split, the first call, the
+// bytes sent per step and where it ran (a smoke run says it is not a speed measurement).
+func (r Result) Line(c artifact.Conditions) string {
+	first := fmt.Sprintf("first call (compile %.2f s + first execution %.2f s) %.2f s", r.CompileS,
+		r.FirstExecutionS(), r.FirstCallS)
+	if r.ReusedExecutable {
+		first = fmt.Sprintf("first call %.2f s (executable reused)", r.FirstCallS)
+	}
+	label := c.GPU
+	if c.Smoke {
+		label += ", smoke sizes: not a speed measurement"
+	}
+	return fmt.Sprintf("result: step %s: %.1f samples/s, step %.2f ms median (p10 %.2f, p90 %.2f); split: data wait %.2f, "+
+		"host→device %.2f, compute %.2f, other %.2f ms; %s; host→device %s per step [%s]",
+		r.ID, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms, r.DataWaitMs, r.TransferMs, r.ComputeMs,
+		r.OtherMs, first, plot.FormatBytes(int64(r.H2DBytesPerStep)), label)
+}
+
+// DataWords names a training set loudly: the synthetic stand-in is never mistaken for CIFAR-10.
+func DataWords(set *cifar.Set) string {
+	if set.Synthetic {
+		return fmt.Sprintf("SYNTHETIC CIFAR-10-shaped data (%d images; %s) — not the real CIFAR-10: run `trainopt data -download` "+
+			"(or 00-setup with network) for it", set.Len(), set.Source)
+	}
+	return fmt.Sprintf("real CIFAR-10 (%d training images; %s)", set.Len(), set.Source)
+}
