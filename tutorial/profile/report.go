@@ -240,20 +240,6 @@ func (r *Report) steps() int {
 	return r.Conditions.Steps
 }
 
-func fmtBytes(b int64) string {
-	switch {
-	case b < 0:
-		return "n/a"
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
-}
-
 func fmtPct(p float64) string {
 	if p < 0 {
 		return "n/a"

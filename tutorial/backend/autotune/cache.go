@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 // XLA's GPU autotune results file: what the first call's minute was spent on.
 //
@@ -56,6 +56,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/textfmt"
 )
 
 // Errors returned by DecodeAutotuneCache (wrapped, test them with errors.Is).
@@ -132,8 +134,8 @@ func (b AutotuneBackend) Tunes() string {
 	return "unknown"
 }
 
-// AutotuneCache summarizes one autotune results file.
-type AutotuneCache struct {
+// Cache summarizes one autotune results file.
+type Cache struct {
 	NumEntries int // Autotuned instructions: one per distinct HLO fingerprint and device.
 	// Scope fields of the cache itself (empty in the H200 file; newer writers fill them).
 	DeviceScope, ExplicitVersionScope string
@@ -226,7 +228,7 @@ var nativeEmitterTypes = []string{"INVALID", "LOOP", "IN_PLACE_DYNAMIC_UPDATE_SL
 func (c AutotuneConfig) String() string {
 	s := c.Choice()
 	if c.Algorithm != nil && c.Algorithm.Workspace != nil {
-		s += ", workspace " + fmtBytes(int64(*c.Algorithm.Workspace))
+		s += ", workspace " + textfmt.Bytes(int64(*c.Algorithm.Workspace))
 	}
 	return s
 }
@@ -312,7 +314,7 @@ func intsString(v []int64) string {
 	return "[" + strings.Join(s, ",") + "]"
 }
 
-func (c *AutotuneCache) summarize() {
+func (c *Cache) summarize() {
 	c.NumEntries = len(c.Entries)
 	devices, codegen := map[string]bool{}, map[string]bool{}
 	type acc struct {
@@ -385,7 +387,7 @@ func histogram(m map[string]int) []AutotuneCount {
 }
 
 // Backend returns the summary of one backend (zero value with Entries 0 when it won nothing).
-func (c AutotuneCache) Backend(b AutotuneBackend) AutotuneBackendSummary {
+func (c Cache) Backend(b AutotuneBackend) AutotuneBackendSummary {
 	for _, s := range c.Backends {
 		if s.Backend == b {
 			return s
@@ -395,13 +397,13 @@ func (c AutotuneCache) Backend(b AutotuneBackend) AutotuneBackendSummary {
 }
 
 // Markdown is a short table of what was autotuned, and the most frequent choices of each backend.
-func (c AutotuneCache) Markdown() string {
+func (c Cache) Markdown() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%d autotuned instructions for %d device type%s:\n\n", c.NumEntries, len(c.Devices),
 		plural(int64(len(c.Devices))))
 	sb.WriteString("| backend | entries | what it tunes |\n|---|---:|---|\n")
 	for _, b := range c.Backends {
-		fmt.Fprintf(&sb, "| %s | %d | %s |\n", mdEsc(b.Name), b.Entries, mdEsc(b.Backend.Tunes()))
+		fmt.Fprintf(&sb, "| %s | %d | %s |\n", textfmt.MdEsc(b.Name), b.Entries, textfmt.MdEsc(b.Backend.Tunes()))
 	}
 	sb.WriteString("\nEach entry is one autotuned instruction (one convolution, GEMM or fusion shape, told apart " +
 		"by the fingerprint of its HLO): on a cold compile XLA compiled every candidate config for it and, where " +
@@ -409,9 +411,9 @@ func (c AutotuneCache) Markdown() string {
 		"warm cache (--xla_gpu_load_autotune_results_from) turns each entry into a lookup.\n\nMost chosen:\n\n")
 	for _, b := range c.Backends {
 		if b.AlgoIDs != nil {
-			fmt.Fprintf(&sb, "- %s algo_id: %s\n", mdEsc(b.Name), topCounts(b.AlgoIDs, 5))
+			fmt.Fprintf(&sb, "- %s algo_id: %s\n", textfmt.MdEsc(b.Name), topCounts(b.AlgoIDs, 5))
 		}
-		fmt.Fprintf(&sb, "- %s: %s\n", mdEsc(b.Name), topCounts(b.Configs, 3))
+		fmt.Fprintf(&sb, "- %s: %s\n", textfmt.MdEsc(b.Name), topCounts(b.Configs, 3))
 	}
 	return sb.String()
 }
@@ -423,7 +425,7 @@ func topCounts(h []AutotuneCount, n int) string {
 			parts = append(parts, fmt.Sprintf("… (%d distinct)", len(h)))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s ×%d", mdEsc(x.What), x.Count))
+		parts = append(parts, fmt.Sprintf("%s ×%d", textfmt.MdEsc(x.What), x.Count))
 	}
 	return strings.Join(parts, "; ")
 }

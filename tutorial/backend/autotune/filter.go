@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 import "google.golang.org/protobuf/encoding/protowire"
 

@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -123,7 +124,7 @@ func TestAutotuneCacheErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xspace, err := os.ReadFile("testdata/h200_gpu_test.xplane.pb") // A real XSpace from the same GPU.
+	xspace, err := os.ReadFile("../../profile/testdata/h200_gpu_test.xplane.pb") // A real XSpace from the same GPU (profile's test data).
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +135,8 @@ func TestAutotuneCacheErrors(t *testing.T) {
 	}
 	// xla.AutotuneResults of XLA's legacy autotuner (xla/autotune_results.proto: version=1, results=4
 	// { device=1, hlo=2, result=3 }).
-	legacy := (&pb{}).varint(1, 3).msg(4, (&pb{}).str(1, "CUDA: 9.0, Cores: 132").str(2, "{...}").
-		msg(3, (&pb{}).varint(8, 0))).b
+	legacy := new(pbwire.Msg).Varint(1, 3).Msg(4, new(pbwire.Msg).Str(1, "CUDA: 9.0, Cores: 132").Str(2, "{...}").
+		Msg(3, new(pbwire.Msg).Varint(8, 0))).B
 
 	cases := []struct {
 		name string
@@ -144,7 +145,7 @@ func TestAutotuneCacheErrors(t *testing.T) {
 		text string
 	}{
 		{"empty", nil, ErrAutotuneEmpty, "empty"},
-		{"scope only", (&pb{}).str(1, "ed0e56ab8b2a0ecb").b, ErrAutotuneEmpty, `device "ed0e56ab8b2a0ecb"`},
+		{"scope only", new(pbwire.Msg).Str(1, "ed0e56ab8b2a0ecb").B, ErrAutotuneEmpty, `device "ed0e56ab8b2a0ecb"`},
 		{"cut in the last entry", file[:len(file)-1], ErrAutotuneTruncated, "after 784 entries"},
 		{"cut in the middle", file[:len(file)/2], ErrAutotuneTruncated, "runs past the end of the 39101-byte file"},
 		{"cut in the first entry", file[:5], ErrAutotuneTruncated, "byte 0 (after 0 entries)"},
@@ -152,7 +153,7 @@ func TestAutotuneCacheErrors(t *testing.T) {
 		{"random bytes", random, ErrNotAutotuneCache, "autotune cache"},
 		{"text proto", []byte("entries { key { target { device: \"x\" } } }\n"), ErrNotAutotuneCache, "the file is text"},
 		{"legacy AutotuneResults", legacy, ErrNotAutotuneCache, "legacy xla.AutotuneResults (version 3, 1 results"},
-		{"entry without value", (&pb{}).msg(3, (&pb{}).msg(1, (&pb{}).msg(1, (&pb{}).str(3, "00")))).b,
+		{"entry without value", new(pbwire.Msg).Msg(3, new(pbwire.Msg).Msg(1, new(pbwire.Msg).Msg(1, new(pbwire.Msg).Str(3, "00")))).B,
 			ErrNotAutotuneCache, "without key (field 1) or value (field 2)"},
 	}
 	for _, tc := range cases {
