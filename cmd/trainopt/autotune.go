@@ -38,7 +38,7 @@ func cmdAutotune(args []string) error {
 	if *drop != "" {
 		return dropCudnnAlgos(file, *drop, *outFile)
 	}
-	c, err := autotune.ReadAutotuneCache(file)
+	c, err := autotune.ReadCache(file)
 	if err != nil {
 		return dataError{err}
 	}
@@ -72,11 +72,11 @@ func dropCudnnAlgos(file, list, out string) error {
 		}
 		algos = append(algos, a)
 	}
-	data, err := autotune.ReadAutotuneFile(file)
+	data, err := autotune.ReadFile(file)
 	if err != nil {
 		return dataError{err}
 	}
-	kept, n, err := autotune.FilterAutotuneCache(data, autotune.DropCudnnAlgos(algos...))
+	kept, n, err := autotune.Filter(data, autotune.DropCudnnAlgos(algos...))
 	if err != nil {
 		return dataError{fmt.Errorf("%s: %w", file, err)}
 	}

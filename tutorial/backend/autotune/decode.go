@@ -15,56 +15,56 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// ReadAutotuneCache reads and decodes a file written by --xla_gpu_dump_autotune_results_to (binary form: XLA
+// ReadCache reads and decodes a file written by --xla_gpu_dump_autotune_results_to (binary form: XLA
 // writes text only when the name ends in .txt or .textproto, and this reader does not take those).
-func ReadAutotuneCache(path string) (Cache, error) {
-	data, err := ReadAutotuneFile(path)
+func ReadCache(path string) (Cache, error) {
+	data, err := ReadFile(path)
 	if err != nil {
 		return Cache{}, err
 	}
-	c, err := DecodeAutotuneCache(data)
+	c, err := Decode(data)
 	if err != nil {
 		return Cache{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
 
-// MaxAutotuneFileBytes bounds what ReadAutotuneFile reads: an autotune cache holds kilobytes to a few megabytes
+// MaxFileBytes bounds what ReadFile reads: an autotune cache holds kilobytes to a few megabytes
 // (testdata's H200 cache: 78 KB), so a file of hundreds of megabytes is not one to load whole into memory.
-const MaxAutotuneFileBytes = 256 << 20
+const MaxFileBytes = 256 << 20
 
-// ErrAutotuneTooLarge: the file (or device, such as /dev/zero) holds more than MaxAutotuneFileBytes.
-var ErrAutotuneTooLarge = fmt.Errorf("larger than %d MiB: not an autotune results file", MaxAutotuneFileBytes>>20)
+// ErrTooLarge: the file (or device, such as /dev/zero) holds more than MaxFileBytes.
+var ErrTooLarge = fmt.Errorf("larger than %d MiB: not an autotune results file", MaxFileBytes>>20)
 
-// ReadAutotuneFile reads an autotune cache file's bytes, at most MaxAutotuneFileBytes: a larger file, or an endless
-// device such as /dev/zero, is refused with ErrAutotuneTooLarge after reading no more than the limit.
-func ReadAutotuneFile(path string) ([]byte, error) {
+// ReadFile reads an autotune cache file's bytes, at most MaxFileBytes: a larger file, or an endless
+// device such as /dev/zero, is refused with ErrTooLarge after reading no more than the limit.
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("autotune cache: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxAutotuneFileBytes {
-		return nil, fmt.Errorf("autotune cache %s: %d bytes, %w", path, fi.Size(), ErrAutotuneTooLarge)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("autotune cache %s: %d bytes, %w", path, fi.Size(), ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxAutotuneFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("autotune cache: %w", err)
 	}
-	if len(data) > MaxAutotuneFileBytes {
-		return nil, fmt.Errorf("autotune cache %s: %w", path, ErrAutotuneTooLarge)
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("autotune cache %s: %w", path, ErrTooLarge)
 	}
 	return data, nil
 }
 
-// DecodeAutotuneCache decodes a binary xla.autotuner.AutotuneCache and summarizes it. Unknown fields inside
+// Decode decodes a binary xla.autotuner.AutotuneCache and summarizes it. Unknown fields inside
 // entries are skipped (newer XLAs add some); a file without a single entry is refused, since protobuf would
 // otherwise accept almost any bytes as an empty message. A file cut exactly between two entries cannot be told
 // from a shorter cache (protobuf has no end marker): it decodes, with fewer entries.
-func DecodeAutotuneCache(data []byte) (Cache, error) {
+func Decode(data []byte) (Cache, error) {
 	var c Cache
 	if len(data) == 0 {
-		return c, ErrAutotuneEmpty
+		return c, ErrEmpty
 	}
 	otherFields := map[protowire.Number]int{} // Top-level fields that are not AutotuneCache's, by number.
 	var legacyVersion uint64                  // xla.AutotuneResults.version, when field 1 is an integer.
@@ -79,10 +79,10 @@ func DecodeAutotuneCache(data []byte) (Cache, error) {
 			err := protowire.ParseError(min(n, m))
 			where := fmt.Sprintf("the field at byte %d (after %d entries)", off, len(c.Entries))
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return c, fmt.Errorf("%w: %s runs past the end of the %d-byte file", ErrAutotuneTruncated, where,
+				return c, fmt.Errorf("%w: %s runs past the end of the %d-byte file", ErrTruncated, where,
 					len(data))
 			}
-			return c, fmt.Errorf("%w: %s: %v%s", ErrNotAutotuneCache, where, err, textHint(data))
+			return c, fmt.Errorf("%w: %s: %v%s", ErrNotCache, where, err, textHint(data))
 		}
 		var field []byte
 		if typ == protowire.BytesType {
@@ -92,13 +92,13 @@ func DecodeAutotuneCache(data []byte) (Cache, error) {
 		case num == 3 && typ == protowire.BytesType:
 			e, err := decodeAutotuneEntry(field)
 			if err != nil {
-				return c, fmt.Errorf("%w: entry %d (byte %d): %v", ErrNotAutotuneCache, len(c.Entries), off, err)
+				return c, fmt.Errorf("%w: entry %d (byte %d): %v", ErrNotCache, len(c.Entries), off, err)
 			}
 			c.Entries = append(c.Entries, e)
 		case (num == 1 || num == 2) && typ == protowire.BytesType:
 			if !utf8.Valid(field) {
 				return c, fmt.Errorf("%w: top-level field %d at byte %d is not a UTF-8 string (another protobuf, "+
-					"such as a profiler XSpace?)", ErrNotAutotuneCache, num, off)
+					"such as a profiler XSpace?)", ErrNotCache, num, off)
 			}
 			if num == 1 {
 				c.DeviceScope = string(field)
@@ -116,20 +116,20 @@ func DecodeAutotuneCache(data []byte) (Cache, error) {
 	if otherFields[1] > 0 && otherFields[4] > 0 && len(c.Entries) == 0 {
 		return c, fmt.Errorf("%w: this is the legacy xla.AutotuneResults (version %d, %d results in field 4), "+
 			"written by XLA's older autotuner; this reader takes the newer xla.autotuner.AutotuneCache",
-			ErrNotAutotuneCache, legacyVersion, otherFields[4])
+			ErrNotCache, legacyVersion, otherFields[4])
 	}
 	for _, num := range []protowire.Number{1, 2, 3} {
 		if otherFields[num] > 0 {
 			return c, fmt.Errorf("%w: top-level field %d has the wrong wire type (AutotuneCache's is a string or "+
-				"message)%s", ErrNotAutotuneCache, num, fieldList(otherFields))
+				"message)%s", ErrNotCache, num, fieldList(otherFields))
 		}
 	}
 	if len(c.Entries) == 0 && len(otherFields) == 0 { // Only scope strings: a valid cache that holds nothing.
-		return c, fmt.Errorf("%w: the cache for device %q, version %q has no entries", ErrAutotuneEmpty,
+		return c, fmt.Errorf("%w: the cache for device %q, version %q has no entries", ErrEmpty,
 			c.DeviceScope, c.ExplicitVersionScope)
 	}
 	if len(c.Entries) == 0 {
-		return c, fmt.Errorf("%w: no entries (field 3) in %d bytes%s%s", ErrNotAutotuneCache, len(data),
+		return c, fmt.Errorf("%w: no entries (field 3) in %d bytes%s%s", ErrNotCache, len(data),
 			fieldList(otherFields), textHint(data))
 	}
 	c.summarize()
@@ -167,8 +167,8 @@ func checkedString(what string, b []byte) (string, error) {
 	return string(b), nil
 }
 
-func decodeAutotuneEntry(b []byte) (AutotuneEntry, error) {
-	var e AutotuneEntry
+func decodeAutotuneEntry(b []byte) (Entry, error) {
+	var e Entry
 	var haveKey, haveValue bool
 	err := pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
 		var err error
@@ -191,7 +191,7 @@ func decodeAutotuneEntry(b []byte) (AutotuneEntry, error) {
 	return e, nil
 }
 
-func decodeAutotuneKey(b []byte, e *AutotuneEntry) error {
+func decodeAutotuneKey(b []byte, e *Entry) error {
 	return pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
 		switch num {
 		case 1: // AutotuneTargetKey
@@ -223,14 +223,14 @@ func decodeAutotuneKey(b []byte, e *AutotuneEntry) error {
 	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
 }
 
-func decodeAutotuneValue(b []byte, e *AutotuneEntry) error {
+func decodeAutotuneValue(b []byte, e *Entry) error {
 	return pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
 		switch num {
 		case 1: // Config
 			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, v uint64, cfg []byte) error {
 				switch num {
 				case 1:
-					e.Backend = AutotuneBackend(int32(v))
+					e.Backend = Backend(int32(v))
 				case 2:
 					return decodeBackendConfig(cfg, &e.Config)
 				}
@@ -245,12 +245,12 @@ func decodeAutotuneValue(b []byte, e *AutotuneEntry) error {
 	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
 }
 
-func decodeBackendConfig(b []byte, c *AutotuneConfig) error {
+func decodeBackendConfig(b []byte, c *Config) error {
 	return pbwire.Each(b, func(num protowire.Number, typ protowire.Type, _ uint64, data []byte) error {
 		if typ != protowire.BytesType { // Every member of the oneof is a message.
 			return pbwire.WireTypeError(fmt.Sprintf("BackendConfig field %d", num), typ)
 		}
-		*c = AutotuneConfig{Field: int(num), Kind: backendConfigKinds[int(num)]} // Last member wins, as in protobuf.
+		*c = Config{Field: int(num), Kind: backendConfigKinds[int(num)]} // Last member wins, as in protobuf.
 		if c.Kind == "" {
 			c.Kind = fmt.Sprintf("unknown (field %d)", num)
 		}
