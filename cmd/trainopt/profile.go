@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/nvml"
 )
 
 func cmdProfile(args []string) error {
@@ -45,9 +46,9 @@ func cmdProfile(args []string) error {
 	}
 
 	report := &profile.Report{Title: fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)}
-	var windowSampler profile.GPUSamplerSummary
+	var windowSampler nvml.GPUSamplerSummary
 	opt.Window = func() func() {
-		s, err := profile.StartSampler(0, 25*time.Millisecond)
+		s, err := nvml.StartSampler(0, 25*time.Millisecond)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err) // one line; the rest of the report still works
 		}

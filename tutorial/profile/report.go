@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/nvml"
 )
 
 // CompiledMemoryAt is the compiled memory of the training step at one batch size.
@@ -76,16 +77,16 @@ func (m *MemoryReport) Use(batch int) *MemoryUse {
 
 // Report is one profiled configuration.
 type Report struct {
-	Title           string              `json:"title"`
-	Conditions      artifact.Conditions `json:"conditions"`
-	Step            *StepBreakdown      `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
-	Kernels         *KernelSummary      `json:"kernels,omitempty"`
-	GPUSampler      *GPUSamplerSummary  `json:"gpu_sampler,omitempty"`
-	Memory          *MemoryReport       `json:"memory,omitempty"`
-	Recommendations []Recommendation    `json:"recommendations,omitempty"`
-	Chrome          *ChromeResult       `json:"chrome_trace,omitempty"`
-	XPlaneFile      string              `json:"xplane_file,omitempty"`
-	Notes           []string            `json:"notes,omitempty"`
+	Title           string                  `json:"title"`
+	Conditions      artifact.Conditions     `json:"conditions"`
+	Step            *StepBreakdown          `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
+	Kernels         *KernelSummary          `json:"kernels,omitempty"`
+	GPUSampler      *nvml.GPUSamplerSummary `json:"gpu_sampler,omitempty"`
+	Memory          *MemoryReport           `json:"memory,omitempty"`
+	Recommendations []Recommendation        `json:"recommendations,omitempty"`
+	Chrome          *ChromeResult           `json:"chrome_trace,omitempty"`
+	XPlaneFile      string                  `json:"xplane_file,omitempty"`
+	Notes           []string                `json:"notes,omitempty"`
 
 	// Raw is the serialized XSpace of the capture (written as .xplane.pb by WriteFiles).
 	Raw []byte `json:"-"`

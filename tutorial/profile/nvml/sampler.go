@@ -1,11 +1,11 @@
-package profile
+package nvml
 
 // A GPU sampler: what nvidia-smi would say, polled every few tens of milliseconds while the training loop runs.
 // It is the coarse, always-available view (no plugin, no CUPTI) that the PyTorch tutorial starts from, and the
 // cross-check of the kernel-level numbers: NVML's "GPU utilization" is the fraction of time at least one kernel
 // ran, like GPU busy % (but averaged by the driver over its own period, 1/6 s to 1 s depending on the GPU, so
 // samples closer than that repeat values). Memory "used" includes whatever the PJRT allocator reserved (see
-// memory.go), so it is an upper bound, not the model's footprint.
+// tutorial/profile/memory), so it is an upper bound, not the model's footprint.
 //
 // NVML is reached through github.com/NVIDIA/go-nvml, which dlopens libnvidia-ml.so.1 at Init: on a machine
 // without the driver, StartSampler returns an error saying "NVML not available: …" and a Sampler whose summary
