@@ -29,7 +29,7 @@
 //	rep.Conditions.Batch, rep.Conditions.Precision, rep.Conditions.Data, rep.Conditions.Steps = 128, "bf16", "real", 5
 //	_ = rep.Resummarize(profile.SummaryOptions{}) // Per-step figures now that Steps is known.
 //	rep.Step = &meanStep                      // profile.StepBreakdown measured by the loop.
-//	rep.Memory = &profile.MemoryReport{CapacityBytes: rep.Kernels.GPU.MemoryBytes, Compiled: ...}
+//	rep.Memory = &memory.MemoryReport{CapacityBytes: rep.Kernels.GPU.MemoryBytes, Compiled: ...}
 //	rep.Recommend()
 //	err = rep.WriteFiles("results/bf16_b128")  // report.{json,md,html}, trace.json.gz, plugins/profile/.../*.xplane.pb
 package profile

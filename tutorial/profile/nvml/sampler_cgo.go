@@ -45,8 +45,8 @@ func (r *nvmlReader) MemTotal() uint64 { return r.memTotal }
 func (r *nvmlReader) Close()           { _ = nv.Shutdown() }
 
 // Read takes one sample; quantities a GPU does not report (e.g. power on some boards) stay 0.
-func (r *nvmlReader) Read() (GPUSample, error) {
-	var s GPUSample
+func (r *nvmlReader) Read() (Sample, error) {
+	var s Sample
 	u, ret := r.dev.GetUtilizationRates()
 	if ret != nv.SUCCESS {
 		return s, fmt.Errorf("GetUtilizationRates: %s", ret.Error())

@@ -1,4 +1,4 @@
-package profile
+package memory
 
 // Memory, the XLA way. PyTorch's tutorial reads torch.cuda.max_memory_allocated(); XLA knows more, earlier: when it
 // compiles a program it fixes every buffer, and PJRT_Executable_GetCompiledMemoryStats reports the sizes
@@ -131,47 +131,6 @@ type DeviceMemoryStats struct {
 	PeakBytesReserved int64 `json:"peak_bytes_reserved"`
 	PoolBytes         int64 `json:"pool_bytes"`
 	PeakPoolBytes     int64 `json:"peak_pool_bytes"`
-}
-
-// DeviceMemory reads PJRT_Device_MemoryStats of the addressable device `device` of a GoMLX XLA backend (the
-// compute.Backend created by the "xla" backend, i.e. go-xla's *compute/xla.Backend).
-func DeviceMemory(backend any, device int) (DeviceMemoryStats, error) {
-	v := reflect.ValueOf(backend)
-	for v.IsValid() && v.Kind() == reflect.Interface {
-		v = v.Elem()
-	}
-	notXLA := fmt.Errorf("device memory statistics need the XLA backend (go-xla compute/xla.Backend), got %T", backend)
-	b, ok := structOf(v)
-	if !ok {
-		return DeviceMemoryStats{}, notXLA
-	}
-	plugin, ok := structOf(b.FieldByName("plugin"))
-	if !ok {
-		return DeviceMemoryStats{}, notXLA
-	}
-	api := plugin.FieldByName("api")
-	client, ok := structOf(b.FieldByName("client"))
-	if !ok || !api.IsValid() || api.Kind() != reflect.Pointer || api.IsNil() {
-		return DeviceMemoryStats{}, errors.New("XLA backend not initialized or already finalized")
-	}
-	devs := client.FieldByName("addressableDevices")
-	if !devs.IsValid() || devs.Kind() != reflect.Slice {
-		return DeviceMemoryStats{}, notXLA
-	}
-	if device < 0 || device >= devs.Len() {
-		return DeviceMemoryStats{}, fmt.Errorf("device %d out of range: the backend has %d addressable devices", device, devs.Len())
-	}
-	d, ok := structOf(devs.Index(device))
-	if !ok {
-		return DeviceMemoryStats{}, notXLA
-	}
-	cDev := d.FieldByName("cDevice")
-	if !cDev.IsValid() || cDev.Kind() != reflect.Pointer || cDev.IsNil() {
-		return DeviceMemoryStats{}, notXLA
-	}
-	st, err := deviceMemoryStats(api.UnsafePointer(), cDev.UnsafePointer())
-	runtime.KeepAlive(backend)
-	return st, err
 }
 
 // BatchMemory is the memory a program needs at one batch size (e.g. MemoryStats.Device.Total()).
