@@ -73,7 +73,7 @@ func cmdMemory(args []string) error {
 	} else {
 		*verify = false
 	}
-	var points []memory.BatchMemory
+	var points []memory.Point
 	for _, s := range steps {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if memory.IsOutOfMemory(err) {
@@ -87,7 +87,7 @@ func cmdMemory(args []string) error {
 		if !ok {
 			return fmt.Errorf("memory: %s reports no compiled memory statistics; the memory model needs the XLA backend", choice.Backend)
 		}
-		points = append(points, memory.BatchMemory{Batch: s.Batch, Bytes: total})
+		points = append(points, memory.Point{Batch: s.Batch, Bytes: total})
 		fmt.Fprintf(os.Stderr, "memory: step %s compiled to %.2f GB\n", s.ID, float64(total)/1e9)
 	}
 	base := steps[0]

@@ -92,10 +92,10 @@ func cmdProfile(args []string) error {
 		report.Notes = append(report.Notes, fmt.Sprintf("NVML over the %d-step timed window: utilization mean %.0f%%, median %.0f%%",
 			opt.Steps, windowSampler.UtilMeanPct, windowSampler.UtilMedianPct))
 	}
-	mem := &memory.MemoryReport{}
+	mem := &memory.Report{}
 	if res.Memory != nil {
-		mem.Compiled = append(mem.Compiled, memory.CompiledMemoryAt{Batch: res.Batch, MemoryStats: memory.MemoryStats{
-			Device: memory.MemoryUsage{Arguments: res.Memory["arguments"], Outputs: res.Memory["outputs"],
+		mem.Compiled = append(mem.Compiled, memory.CompiledAt{Batch: res.Batch, Stats: memory.Stats{
+			Device: memory.Usage{Arguments: res.Memory["arguments"], Outputs: res.Memory["outputs"],
 				Aliases: res.Memory["aliases"], Temporary: res.Memory["temporary"], GeneratedCode: res.Memory["generated_code"]}}})
 	}
 	if dm, err := profile.DeviceMemory(choice.Backend, 0); err == nil {

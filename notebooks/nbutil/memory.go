@@ -34,7 +34,7 @@ func ShowMaxBatch(root string) {
 	}
 }
 
-func batchesOf(points []memory.BatchMemory) string {
+func batchesOf(points []memory.Point) string {
 	var s []string
 	for _, p := range points {
 		s = append(s, fmt.Sprint(p.Batch))

@@ -130,7 +130,7 @@ func compiledMemory(tr *train.Trainer) (mem map[string]int64) {
 	if err != nil {
 		return nil
 	}
-	st, err := memory.CompiledMemory(g)
+	st, err := memory.Compiled(g)
 	if err != nil {
 		return nil
 	}

@@ -88,12 +88,12 @@ func TestGPUCaptureAround(t *testing.T) {
 		t.Errorf("capture window not used (%s): %v", k0.WindowSource, k0.Notes)
 	}
 
-	rep.Memory = &memory.MemoryReport{CapacityBytes: k0.GPU.MemoryBytes}
-	if ms, err := memory.CompiledMemory(g); err != nil {
+	rep.Memory = &memory.Report{CapacityBytes: k0.GPU.MemoryBytes}
+	if ms, err := memory.Compiled(g); err != nil {
 		t.Errorf("CompiledMemory: %v", err)
 	} else {
 		t.Logf("compiled memory: %+v (total %d)", ms, ms.Device.Total())
-		rep.Memory.Compiled = append(rep.Memory.Compiled, memory.CompiledMemoryAt{Batch: batch, MemoryStats: ms})
+		rep.Memory.Compiled = append(rep.Memory.Compiled, memory.CompiledAt{Batch: batch, Stats: ms})
 	}
 	if dm, err := DeviceMemory(backend, 0); err != nil {
 		t.Errorf("DeviceMemory: %v", err)

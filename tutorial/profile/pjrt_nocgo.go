@@ -27,6 +27,6 @@ func (c *Capture) Window() Window { return Window{} }
 // Stop ends the capture.
 func (c *Capture) Stop() ([]byte, error) { return nil, ErrNoPlugin }
 
-func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (memory.DeviceMemoryStats, error) {
-	return memory.DeviceMemoryStats{}, errors.New("PJRT_Device_MemoryStats needs cgo on Linux")
+func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (memory.DeviceStats, error) {
+	return memory.DeviceStats{}, errors.New("PJRT_Device_MemoryStats needs cgo on Linux")
 }

@@ -107,7 +107,7 @@ type Recommendation struct {
 type RecommendInput struct {
 	Step    StepBreakdown // Per-step mean or a total: only ratios are used.
 	Kernels *KernelSummary
-	Memory  *memory.MemoryUse
+	Memory  *memory.Use
 }
 
 // Recommend applies the rules.

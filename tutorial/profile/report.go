@@ -25,7 +25,7 @@ type Report struct {
 	Step            *StepBreakdown       `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
 	Kernels         *KernelSummary       `json:"kernels,omitempty"`
 	GPUSampler      *nvml.Summary        `json:"gpu_sampler,omitempty"`
-	Memory          *memory.MemoryReport `json:"memory,omitempty"`
+	Memory          *memory.Report `json:"memory,omitempty"`
 	Recommendations []Recommendation     `json:"recommendations,omitempty"`
 	Chrome          *ChromeResult        `json:"chrome_trace,omitempty"`
 	XPlaneFile      string               `json:"xplane_file,omitempty"`

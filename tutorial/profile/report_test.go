@@ -25,9 +25,9 @@ func testReport(t *testing.T) *Report {
 	}
 	step := StepBreakdown{DataWait: 3 * time.Millisecond, Transfer: time.Millisecond, Compute: 14 * time.Millisecond, Other: 2 * time.Millisecond, Steps: 1}
 	r.Step = &step
-	r.Memory = &memory.MemoryReport{CapacityBytes: 150e9, Compiled: []memory.CompiledMemoryAt{
-		{Batch: 128, MemoryStats: memory.MemoryStats{Device: memory.MemoryUsage{Arguments: 1e9, Temporary: 3.46e9}}},
-		{Batch: 256, MemoryStats: memory.MemoryStats{Device: memory.MemoryUsage{Arguments: 1e9, Temporary: 6.9e9}}},
+	r.Memory = &memory.Report{CapacityBytes: 150e9, Compiled: []memory.CompiledAt{
+		{Batch: 128, Stats: memory.Stats{Device: memory.Usage{Arguments: 1e9, Temporary: 3.46e9}}},
+		{Batch: 256, Stats: memory.Stats{Device: memory.Usage{Arguments: 1e9, Temporary: 6.9e9}}},
 	}}
 	if err := r.Memory.Predict(0.1); err != nil {
 		t.Fatal(err)

@@ -4,29 +4,29 @@ package memory
 
 import "fmt"
 
-// CompiledMemoryAt is the compiled memory of the training step at one batch size.
-type CompiledMemoryAt struct {
+// CompiledAt is the compiled memory of the training step at one batch size.
+type CompiledAt struct {
 	Batch int `json:"batch"`
-	MemoryStats
+	Stats
 }
 
-// MemoryReport gathers what is known about memory.
-type MemoryReport struct {
+// Report gathers what is known about memory.
+type Report struct {
 	CapacityBytes     int64              `json:"capacity_bytes,omitempty"` // Device memory (e.g. DeviceInfo.MemoryBytes).
-	Compiled          []CompiledMemoryAt `json:"compiled,omitempty"`
-	Device            *DeviceMemoryStats `json:"device,omitempty"`
-	Model             *MemoryModel       `json:"model,omitempty"`
+	Compiled          []CompiledAt `json:"compiled,omitempty"`
+	Device            *DeviceStats `json:"device,omitempty"`
+	Model             *Model       `json:"model,omitempty"`
 	Headroom          float64            `json:"headroom,omitempty"`
 	PredictedMaxBatch int                `json:"predicted_max_batch,omitempty"`
 }
 
 // Predict fits the memory model to the compiled points and predicts the largest batch (headroom e.g. 0.1).
-func (m *MemoryReport) Predict(headroom float64) error {
-	var pts []BatchMemory
+func (m *Report) Predict(headroom float64) error {
+	var pts []Point
 	for _, c := range m.Compiled {
-		pts = append(pts, BatchMemory{Batch: c.Batch, Bytes: c.Device.Total()})
+		pts = append(pts, Point{Batch: c.Batch, Bytes: c.Device.Total()})
 	}
-	model, err := FitMemory(pts)
+	model, err := Fit(pts)
 	if err != nil {
 		return err
 	}
@@ -37,14 +37,14 @@ func (m *MemoryReport) Predict(headroom float64) error {
 
 // Use returns the memory use to judge: the allocator's peak if known, else the compiled total at batch (or the
 // largest compiled total); nil if nothing is known.
-func (m *MemoryReport) Use(batch int) *MemoryUse {
+func (m *Report) Use(batch int) *Use {
 	if m == nil || m.CapacityBytes <= 0 {
 		return nil
 	}
 	if m.Device != nil && m.Device.PeakBytesInUse >= 0 {
-		return &MemoryUse{UsedBytes: m.Device.PeakBytesInUse, CapacityBytes: m.CapacityBytes, Source: "PJRT peak_bytes_in_use"}
+		return &Use{UsedBytes: m.Device.PeakBytesInUse, CapacityBytes: m.CapacityBytes, Source: "PJRT peak_bytes_in_use"}
 	}
-	var best *CompiledMemoryAt
+	var best *CompiledAt
 	for i := range m.Compiled {
 		c := &m.Compiled[i]
 		if c.Batch == batch {
@@ -58,12 +58,12 @@ func (m *MemoryReport) Use(batch int) *MemoryUse {
 	if best == nil {
 		return nil
 	}
-	return &MemoryUse{UsedBytes: best.Device.Total(), CapacityBytes: m.CapacityBytes,
+	return &Use{UsedBytes: best.Device.Total(), CapacityBytes: m.CapacityBytes,
 		Source: fmt.Sprintf("XLA compiled memory at batch %d", best.Batch)}
 }
 
-// MemoryUse is how much of the device's memory the program takes.
-type MemoryUse struct {
+// Use is how much of the device's memory the program takes.
+type Use struct {
 	UsedBytes     int64  `json:"used_bytes"`
 	CapacityBytes int64  `json:"capacity_bytes"`
 	Source        string `json:"source"` // E.g. "PJRT peak_bytes_in_use" or "compiled memory (XLA)".
