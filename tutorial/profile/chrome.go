@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 )
 
 // DefaultMaxChromeEvents bounds a Chrome trace to a size Perfetto opens quickly (~100 MB of JSON).
@@ -45,7 +46,7 @@ type ChromeResult struct {
 }
 
 // WriteChromeTrace writes the space as Chrome trace-event JSON.
-func WriteChromeTrace(w io.Writer, space *XSpace, opts ChromeOptions) (ChromeResult, error) {
+func WriteChromeTrace(w io.Writer, space *xspace.XSpace, opts ChromeOptions) (ChromeResult, error) {
 	var res ChromeResult
 	maxEvents := opts.MaxEvents
 	if maxEvents == 0 {
@@ -53,7 +54,7 @@ func WriteChromeTrace(w io.Writer, space *XSpace, opts ChromeOptions) (ChromeRes
 	}
 
 	// Planes in output order: devices first (the point of the exercise), then the rest.
-	var planes []*XPlane
+	var planes []*xspace.XPlane
 	for _, p := range space.Planes {
 		if opts.DeviceOnly && !strings.HasPrefix(p.Name, "/device:") {
 			continue
@@ -152,7 +153,7 @@ func (ew *eventWriter) metaSortIndex(kind string, pid, tid, index int) {
 	ew.raw(fmt.Sprintf(`{"ph":"M","name":%q,"pid":%d,"tid":%d,"args":{"sort_index":%d}}`, kind, pid, tid, index))
 }
 
-func (ew *eventWriter) event(p *XPlane, e *XEvent, pid, tid int, tsUs float64) {
+func (ew *eventWriter) event(p *xspace.XPlane, e *xspace.XEvent, pid, tid int, tsUs float64) {
 	ew.sep()
 	b := ew.entry[:0]
 	b = append(b, `{"ph":"X","name":`...)
@@ -174,7 +175,7 @@ func (ew *eventWriter) event(p *XPlane, e *XEvent, pid, tid int, tsUs float64) {
 		b = append(b, `,"args":{`...)
 		first := true
 		seen := map[string]bool{}
-		add := func(s XStat) {
+		add := func(s xspace.XStat) {
 			name := p.StatName(s)
 			if name == "" {
 				name = "stat_" + strconv.FormatInt(s.MetadataID, 10)
@@ -189,7 +190,7 @@ func (ew *eventWriter) event(p *XPlane, e *XEvent, pid, tid int, tsUs float64) {
 			first = false
 			b = append(b, jsonString(name)...)
 			b = append(b, ':')
-			if v, ok := StatNumber(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if v, ok := xspace.StatNumber(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 				b = strconv.AppendFloat(b, v, 'g', -1, 64)
 			} else {
 				b = append(b, jsonString(p.StatString(s))...)
@@ -218,7 +219,7 @@ func jsonString(s string) string {
 }
 
 // WriteChromeTraceFile writes the trace to path, gzip-compressed when path ends in ".gz" (Perfetto opens both).
-func WriteChromeTraceFile(path string, space *XSpace, opts ChromeOptions) (res ChromeResult, err error) {
+func WriteChromeTraceFile(path string, space *xspace.XSpace, opts ChromeOptions) (res ChromeResult, err error) {
 	err = artifact.Write(path, func(f io.Writer) (err error) {
 		if !strings.HasSuffix(path, ".gz") {
 			res, err = WriteChromeTrace(f, space, opts)

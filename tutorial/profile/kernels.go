@@ -24,6 +24,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 )
 
 // KernelNameRule matches kernel names (and HLO op names) case-insensitively.
@@ -162,11 +164,11 @@ type CategoryTime struct {
 
 // KernelSummary is the GPU-side view of a window: utilization, kernel table and copies.
 type KernelSummary struct {
-	Device       string     `json:"device"`
-	GPU          DeviceInfo `json:"gpu"`
-	WindowUs     float64    `json:"window_us"`
-	WindowSource string     `json:"window_source"` // "given" or "events".
-	Steps        int        `json:"steps,omitempty"`
+	Device       string            `json:"device"`
+	GPU          xspace.DeviceInfo `json:"gpu"`
+	WindowUs     float64           `json:"window_us"`
+	WindowSource string            `json:"window_source"` // "given" or "events".
+	Steps        int               `json:"steps,omitempty"`
 
 	KernelCount  int     `json:"kernel_count"`
 	KernelTimeUs float64 `json:"kernel_time_us"` // Σ kernel durations (streams may overlap: can exceed busy time).
@@ -209,8 +211,8 @@ func (s *KernelSummary) PerStepUs(us float64) float64 {
 var ErrNoGPUPlane = errors.New("no GPU device plane in the profile: was it captured with the CUDA plugin and device_tracer_level=1?")
 
 // Summarize computes the kernel summary of one GPU of a decoded space.
-func Summarize(space *XSpace, opts SummaryOptions) (*KernelSummary, error) {
-	for _, d := range GPUDevices(space) {
+func Summarize(space *xspace.XSpace, opts SummaryOptions) (*KernelSummary, error) {
+	for _, d := range xspace.GPUDevices(space) {
 		if d.Ordinal == opts.Device {
 			return SummarizeDevice(d, opts)
 		}
@@ -224,7 +226,7 @@ type interval struct {
 }
 
 // SummarizeDevice computes the kernel summary of one decoded GPU plane.
-func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) {
+func SummarizeDevice(d *xspace.GPUDevice, opts SummaryOptions) (*KernelSummary, error) {
 	s := &KernelSummary{Device: d.Plane, GPU: d.Info, Steps: opts.Steps}
 	if opts.SMCount > 0 {
 		s.GPU.SMCount = opts.SMCount
@@ -250,7 +252,7 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		gs, ge := (opts.Window.StartNs-d.BaseNs)*1000, (opts.Window.EndNs-d.BaseNs)*1000
 		var in, all float64
 		for i := range d.Events {
-			if e := &d.Events[i]; e.Kind == KindKernel {
+			if e := &d.Events[i]; e.Kind == xspace.KindKernel {
 				all += float64(e.DurPs)
 				in += float64(max(0, min(e.EndPs(), ge)-max(e.StartPs, gs)))
 			}
@@ -274,7 +276,7 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		return s, nil
 	}
 
-	clip := func(e *GPUEvent) (int64, int64, bool) {
+	clip := func(e *xspace.GPUEvent) (int64, int64, bool) {
 		a, b := max(e.StartPs, wStart), min(e.EndPs(), wEnd)
 		return a, b, b > a
 	}
@@ -303,17 +305,17 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		}
 		dur := b - a
 		switch {
-		case e.Kind == KindKernel:
-		case e.Kind == KindMemcpyH2D:
+		case e.Kind == xspace.KindKernel:
+		case e.Kind == xspace.KindMemcpyH2D:
 			addCopy(&s.H2D, e, dur)
 			continue
-		case e.Kind == KindMemcpyD2H:
+		case e.Kind == xspace.KindMemcpyD2H:
 			addCopy(&s.D2H, e, dur)
 			continue
-		case e.Kind == KindMemcpyD2D, e.Kind == KindMemcpyOther:
+		case e.Kind == xspace.KindMemcpyD2D, e.Kind == xspace.KindMemcpyOther:
 			addCopy(&s.D2D, e, dur)
 			continue
-		case e.Kind == KindMemset:
+		case e.Kind == xspace.KindMemset:
 			addCopy(&s.Memset, e, dur)
 			continue
 		default:
@@ -426,7 +428,7 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 	return s, nil
 }
 
-func addCopy(c *CopyStat, e *GPUEvent, durPs int64) {
+func addCopy(c *CopyStat, e *xspace.GPUEvent, durPs int64) {
 	c.Count++
 	c.Bytes += e.Bytes
 	c.TimeUs += psToUs(durPs)

@@ -14,37 +14,38 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/nvml"
 )
 
 // Report is one profiled configuration.
 type Report struct {
-	Title           string               `json:"title"`
-	Conditions      artifact.Conditions  `json:"conditions"`
-	Step            *StepBreakdown       `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
-	Kernels         *KernelSummary       `json:"kernels,omitempty"`
-	GPUSampler      *nvml.Summary        `json:"gpu_sampler,omitempty"`
-	Memory          *memory.Report `json:"memory,omitempty"`
-	Recommendations []Recommendation     `json:"recommendations,omitempty"`
-	Chrome          *ChromeResult        `json:"chrome_trace,omitempty"`
-	XPlaneFile      string               `json:"xplane_file,omitempty"`
-	Notes           []string             `json:"notes,omitempty"`
+	Title           string              `json:"title"`
+	Conditions      artifact.Conditions `json:"conditions"`
+	Step            *StepBreakdown      `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
+	Kernels         *KernelSummary      `json:"kernels,omitempty"`
+	GPUSampler      *nvml.Summary       `json:"gpu_sampler,omitempty"`
+	Memory          *memory.Report      `json:"memory,omitempty"`
+	Recommendations []Recommendation    `json:"recommendations,omitempty"`
+	Chrome          *ChromeResult       `json:"chrome_trace,omitempty"`
+	XPlaneFile      string              `json:"xplane_file,omitempty"`
+	Notes           []string            `json:"notes,omitempty"`
 
 	// Raw is the serialized XSpace of the capture (written as .xplane.pb by WriteFiles).
 	Raw []byte `json:"-"`
 	// Window is the wall-clock interval of the profiled steps.
 	Window Window `json:"-"`
-	space  *XSpace
+	space  *xspace.XSpace
 }
 
 // Space decodes (once) and returns the captured XSpace.
-func (r *Report) Space() (*XSpace, error) {
+func (r *Report) Space() (*xspace.XSpace, error) {
 	if r.space == nil {
 		if len(r.Raw) == 0 {
 			return nil, errors.New("report has no captured profile")
 		}
-		s, err := DecodeXSpace(r.Raw)
+		s, err := xspace.DecodeXSpace(r.Raw)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package profile
+package xspace
 
 // XLA's profiler hands back an XSpace: a serialized protobuf (tensorflow.profiler.XSpace). GoMLX has no protoc step
 // and the tutorial must not grow one just to read a trace, so this file decodes the wire format directly with
