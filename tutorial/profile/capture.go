@@ -56,7 +56,7 @@ func CaptureAroundWith(pluginPath string, opts CaptureOptions, steps func() erro
 	} else if r.Conditions.GPU == "" && r.GPUSampler != nil {
 		r.Conditions.GPU = r.GPUSampler.Device
 	}
-	if space, err := r.Space(); err == nil {
+	if space, err := r.decodedSpace(); err == nil {
 		for _, e := range space.Errors {
 			r.Notes = append(r.Notes, "profiler error: "+e)
 		}

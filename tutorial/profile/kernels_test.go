@@ -11,7 +11,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) 
 func TestSummarize(t *testing.T) {
 	space := mustDecode(t, testSpaceBytes())
 	// Window [0, 200) µs.
-	s, err := Summarize(space, SummaryOptions{Window: Window{StartNs: t0Ns, EndNs: t0Ns + 200_000}, Steps: 2})
+	s, err := summarize(space, SummaryOptions{Window: Window{StartNs: t0Ns, EndNs: t0Ns + 200_000}, Steps: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestSummarize(t *testing.T) {
 	}
 
 	// Default window: the span of GPU events, [0, 220) µs.
-	s2, err := Summarize(space, SummaryOptions{})
+	s2, err := summarize(space, SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSummarize(t *testing.T) {
 	}
 
 	// No GPU plane.
-	if _, err := Summarize(space, SummaryOptions{Device: 3}); !errors.Is(err, ErrNoGPUPlane) {
+	if _, err := summarize(space, SummaryOptions{Device: 3}); !errors.Is(err, ErrNoGPUPlane) {
 		t.Errorf("device 3: %v", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestSummarize(t *testing.T) {
 func TestSummarizeClipsToWindow(t *testing.T) {
 	space := mustDecode(t, testSpaceBytes())
 	for _, w := range [][2]int64{{75, 125}, {0, 1}, {99, 101}, {140, 149}, {-50, 10}, {0, 150}} {
-		s, err := Summarize(space, SummaryOptions{Window: Window{StartNs: t0Ns + w[0]*1000, EndNs: t0Ns + w[1]*1000}})
+		s, err := summarize(space, SummaryOptions{Window: Window{StartNs: t0Ns + w[0]*1000, EndNs: t0Ns + w[1]*1000}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestSummarizeClipsToWindow(t *testing.T) {
 		}
 	}
 	// A window that misses every kernel (clocks not aligned) falls back to the events' span, with a note.
-	s, err := Summarize(space, SummaryOptions{Window: Window{StartNs: t0Ns + 10_000_000, EndNs: t0Ns + 20_000_000}})
+	s, err := summarize(space, SummaryOptions{Window: Window{StartNs: t0Ns + 10_000_000, EndNs: t0Ns + 20_000_000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +144,11 @@ func TestTensorCoreRules(t *testing.T) {
 		"input_reduce_fusion_3": false,
 	}
 	for name, want := range cases {
-		if got := IsTensorCoreKernel(name, ""); got != want {
+		if got := isTensorCoreKernel(name, ""); got != want {
 			t.Errorf("IsTensorCoreKernel(%q) = %v, want %v", name, got, want)
 		}
 	}
-	if !IsTensorCoreKernel("fusion_12", "gemm_fusion_dot.12") {
+	if !isTensorCoreKernel("fusion_12", "gemm_fusion_dot.12") {
 		t.Error("HLO op name should count")
 	}
 }
@@ -167,7 +167,7 @@ func TestKernelCategory(t *testing.T) {
 		{"some_kernel", "", "other"},
 	}
 	for _, c := range cases {
-		if got := KernelCategory(c.name, c.op); got != c.want {
+		if got := kernelCategory(c.name, c.op); got != c.want {
 			t.Errorf("KernelCategory(%q, %q) = %q, want %q", c.name, c.op, got, c.want)
 		}
 	}

@@ -48,7 +48,7 @@ func TestRealH200Capture(t *testing.T) {
 			if kernels == 0 || withDetails == 0 {
 				t.Fatalf("%d kernels, %d with parsed kernel_details", kernels, withDetails)
 			}
-			s, err := SummarizeDevice(d, SummaryOptions{})
+			s, err := summarizeDevice(d, SummaryOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestRealH200Capture(t *testing.T) {
 			}
 			pr, pw := io.Pipe()
 			go func() {
-				_, err := WriteChromeTrace(pw, space, ChromeOptions{})
+				_, err := writeChromeTrace(pw, space, chromeOptions{})
 				_ = pw.CloseWithError(err)
 			}()
 			var v struct {

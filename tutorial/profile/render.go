@@ -13,8 +13,8 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/internal/textfmt"
 )
 
-// ReportTopKernels is the number of kernels listed in the rendered tables.
-const ReportTopKernels = 15
+// reportTopKernels is the number of kernels listed in the rendered tables.
+const reportTopKernels = 15
 
 type stepPart struct {
 	name  string
@@ -86,10 +86,10 @@ func (r *Report) Markdown() string {
 			b.WriteString("\n")
 		}
 		if len(k.Kernels) > 0 {
-			fmt.Fprintf(&b, "### Top %d kernels\n\n", min(ReportTopKernels, len(k.Kernels)))
+			fmt.Fprintf(&b, "### Top %d kernels\n\n", min(reportTopKernels, len(k.Kernels)))
 			b.WriteString("| kernel | HLO op | n | total µs | mean µs | min µs | max µs | grid | block | regs | occ. % (theo/est) | TC |\n")
 			b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|:---:|\n")
-			for _, ks := range k.Top(ReportTopKernels) {
+			for _, ks := range k.Top(reportTopKernels) {
 				op := ks.HloOp
 				if ks.HloOps > 1 {
 					op += fmt.Sprintf(" (+%d)", ks.HloOps-1)
@@ -232,7 +232,7 @@ func (r *Report) HTML() string {
 				fmt.Fprintf(&b, `<th %s>%s</th>`, td, h)
 			}
 			b.WriteString(`</tr>`)
-			for _, ks := range k.Top(ReportTopKernels) {
+			for _, ks := range k.Top(reportTopKernels) {
 				tc := ""
 				if ks.TensorCore {
 					tc = "✓"

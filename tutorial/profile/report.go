@@ -39,8 +39,8 @@ type Report struct {
 	space  *xspace.XSpace
 }
 
-// Space decodes (once) and returns the captured XSpace.
-func (r *Report) Space() (*xspace.XSpace, error) {
+// decodedSpace decodes (once) and returns the captured XSpace.
+func (r *Report) decodedSpace() (*xspace.XSpace, error) {
 	if r.space == nil {
 		if len(r.Raw) == 0 {
 			return nil, errors.New("report has no captured profile")
@@ -57,7 +57,7 @@ func (r *Report) Space() (*xspace.XSpace, error) {
 // Resummarize recomputes Kernels from the captured profile (e.g. with Steps or SMCount set); a zero opts.Window
 // means the capture's window.
 func (r *Report) Resummarize(opts SummaryOptions) error {
-	space, err := r.Space()
+	space, err := r.decodedSpace()
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (r *Report) Resummarize(opts SummaryOptions) error {
 	if opts.Steps == 0 {
 		opts.Steps = r.Conditions.Steps
 	}
-	k, err := Summarize(space, opts)
+	k, err := summarize(space, opts)
 	if err != nil {
 		return err
 	}
@@ -97,11 +97,11 @@ func (r *Report) WriteFiles(dir string) error {
 		return err
 	}
 	if len(r.Raw) > 0 {
-		space, err := r.Space()
+		space, err := r.decodedSpace()
 		if err != nil {
 			r.Notes = append(r.Notes, "captured profile does not decode: "+err.Error())
 		} else {
-			res, err := WriteChromeTraceFile(filepath.Join(dir, "trace.json.gz"), space, ChromeOptions{})
+			res, err := writeChromeTraceFile(filepath.Join(dir, "trace.json.gz"), space, chromeOptions{})
 			if err != nil {
 				return fmt.Errorf("writing Chrome trace: %w", err)
 			}
@@ -112,7 +112,7 @@ func (r *Report) WriteFiles(dir string) error {
 		if h, err := os.Hostname(); err == nil && h != "" {
 			host = h
 		}
-		p, err := WriteXPlane(dir, run, host, r.Raw)
+		p, err := writeXPlane(dir, run, host, r.Raw)
 		if err != nil {
 			return fmt.Errorf("writing xplane.pb: %w", err)
 		}

@@ -139,8 +139,8 @@ type Cache struct {
 	NumEntries int // Autotuned instructions: one per distinct HLO fingerprint and device.
 	// Scope fields of the cache itself (empty in the H200 file; newer writers fill them).
 	DeviceScope, ExplicitVersionScope string
-	Devices                           []string                 // Distinct AutotuneTargetKey.device fingerprints, sorted.
-	CodegenVersions                   []string                 // Distinct AutotuneEnvironmentKey.codegen_version, sorted.
+	Devices                           []string         // Distinct AutotuneTargetKey.device fingerprints, sorted.
+	CodegenVersions                   []string         // Distinct AutotuneEnvironmentKey.codegen_version, sorted.
 	Backends                          []BackendSummary // Most entries first.
 	Entries                           []Entry          // In file order.
 }

@@ -42,12 +42,12 @@ type MaxBatchRecord struct {
 
 // MaxBatchCheck is a prediction and its check.
 type MaxBatchCheck struct {
-	Points     []Point `json:"points"`
-	Model      Model   `json:"model"`
-	LimitBytes int64         `json:"limit_bytes"` // the allocator's limit (PJRT bytes_limit)
-	Headroom   float64       `json:"headroom"`
-	Predicted  int           `json:"predicted"`
-	Trials     []BatchTrial  `json:"trials"`
+	Points     []Point      `json:"points"`
+	Model      Model        `json:"model"`
+	LimitBytes int64        `json:"limit_bytes"` // the allocator's limit (PJRT bytes_limit)
+	Headroom   float64      `json:"headroom"`
+	Predicted  int          `json:"predicted"`
+	Trials     []BatchTrial `json:"trials"`
 	// The real boundary lies in [LargestFit, SmallestFail): LargestFit ran, SmallestFail ran out of memory.
 	// 0 means no such trial.
 	LargestFit   int `json:"largest_fit"`

@@ -48,9 +48,9 @@ func (m Usage) Total() int64 {
 
 // Stats are the compiled memory statistics of one executable.
 type Stats struct {
-	Name   string      `json:"name,omitempty"`
-	Device Usage `json:"device"`
-	Host   Usage `json:"host"`
+	Name   string `json:"name,omitempty"`
+	Device Usage  `json:"device"`
+	Host   Usage  `json:"host"`
 }
 
 // Compiled returns the compiled memory statistics of a GoMLX executable on the XLA backend. exec is the

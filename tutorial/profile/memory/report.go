@@ -12,12 +12,12 @@ type CompiledAt struct {
 
 // Report gathers what is known about memory.
 type Report struct {
-	CapacityBytes     int64              `json:"capacity_bytes,omitempty"` // Device memory (e.g. DeviceInfo.MemoryBytes).
+	CapacityBytes     int64        `json:"capacity_bytes,omitempty"` // Device memory (e.g. DeviceInfo.MemoryBytes).
 	Compiled          []CompiledAt `json:"compiled,omitempty"`
 	Device            *DeviceStats `json:"device,omitempty"`
 	Model             *Model       `json:"model,omitempty"`
-	Headroom          float64            `json:"headroom,omitempty"`
-	PredictedMaxBatch int                `json:"predicted_max_batch,omitempty"`
+	Headroom          float64      `json:"headroom,omitempty"`
+	PredictedMaxBatch int          `json:"predicted_max_batch,omitempty"`
 }
 
 // Predict fits the memory model to the compiled points and predicts the largest batch (headroom e.g. 0.1).

@@ -31,21 +31,21 @@ type Sample struct {
 
 // Summary summarizes a sampling run. When NVML is unavailable only Available=false and Reason are set.
 type Summary struct {
-	Available       bool        `json:"available"`
-	Reason          string      `json:"reason,omitempty"`
-	Device          string      `json:"device,omitempty"`
-	Samples         int         `json:"samples"`
-	IntervalMs      float64     `json:"interval_ms"`
-	DurationMs      float64     `json:"duration_ms"`
-	UtilMeanPct     float64     `json:"util_mean_pct"`
-	UtilMedianPct   float64     `json:"util_median_pct"`
-	UtilMaxPct      float64     `json:"util_max_pct"`
-	MemUsedMaxBytes uint64      `json:"mem_used_max_bytes"`
-	MemTotalBytes   uint64      `json:"mem_total_bytes"`
-	SMClockMeanMHz  float64     `json:"sm_clock_mean_mhz"`
-	PowerMeanW      float64     `json:"power_mean_w"`
-	PowerMaxW       float64     `json:"power_max_w"`
-	Errors          int         `json:"read_errors,omitempty"`
+	Available       bool     `json:"available"`
+	Reason          string   `json:"reason,omitempty"`
+	Device          string   `json:"device,omitempty"`
+	Samples         int      `json:"samples"`
+	IntervalMs      float64  `json:"interval_ms"`
+	DurationMs      float64  `json:"duration_ms"`
+	UtilMeanPct     float64  `json:"util_mean_pct"`
+	UtilMedianPct   float64  `json:"util_median_pct"`
+	UtilMaxPct      float64  `json:"util_max_pct"`
+	MemUsedMaxBytes uint64   `json:"mem_used_max_bytes"`
+	MemTotalBytes   uint64   `json:"mem_total_bytes"`
+	SMClockMeanMHz  float64  `json:"sm_clock_mean_mhz"`
+	PowerMeanW      float64  `json:"power_mean_w"`
+	PowerMaxW       float64  `json:"power_max_w"`
+	Errors          int      `json:"read_errors,omitempty"`
 	Series          []Sample `json:"series,omitempty"` // At most MaxSeriesSamples, evenly thinned.
 }
 
