@@ -8,7 +8,7 @@ import (
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
-	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/backend/autotune"
 )
 
 // cmdAutotune summarises an XLA autotune cache file: how many instructions a cold compile had to time, by backend,
@@ -38,7 +38,7 @@ func cmdAutotune(args []string) error {
 	if *drop != "" {
 		return dropCudnnAlgos(file, *drop, *outFile)
 	}
-	c, err := profile.ReadAutotuneCache(file)
+	c, err := autotune.ReadCache(file)
 	if err != nil {
 		return dataError{err}
 	}
@@ -72,11 +72,11 @@ func dropCudnnAlgos(file, list, out string) error {
 		}
 		algos = append(algos, a)
 	}
-	data, err := profile.ReadAutotuneFile(file)
+	data, err := autotune.ReadFile(file)
 	if err != nil {
 		return dataError{err}
 	}
-	kept, n, err := profile.FilterAutotuneCache(data, profile.DropCudnnAlgos(algos...))
+	kept, n, err := autotune.Filter(data, autotune.DropCudnnAlgos(algos...))
 	if err != nil {
 		return dataError{fmt.Errorf("%s: %w", file, err)}
 	}

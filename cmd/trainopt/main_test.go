@@ -56,7 +56,7 @@ func TestExitCodes(t *testing.T) {
 			return err
 		}, exitRun},
 		{"autotune cache summary", func() error {
-			return cmdAutotune([]string{"../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+			return cmdAutotune([]string{"../../tutorial/backend/autotune/testdata/h200_xla_autotune.pb"})
 		}, exitOK},
 		{"autotune cache that is not one", func() error {
 			return cmdAutotune([]string{"../../tutorial/profile/testdata/h200_gpu_test.xplane.pb"})
@@ -67,7 +67,7 @@ func TestExitCodes(t *testing.T) {
 		}, exitUsage},
 		{"autotune cache without some cuDNN algos", func() error {
 			out := filepath.Join(empty, "kept.pb")
-			err := cmdAutotune([]string{"-drop-cudnn-algos", "5,16", "-o", out, "../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+			err := cmdAutotune([]string{"-drop-cudnn-algos", "5,16", "-o", out, "../../tutorial/backend/autotune/testdata/h200_xla_autotune.pb"})
 			if err == nil {
 				if err2 := cmdAutotune([]string{out}); err2 != nil {
 					t.Errorf("the filtered cache does not read back: %v", err2)
@@ -77,10 +77,10 @@ func TestExitCodes(t *testing.T) {
 		}, exitOK},
 		{"autotune drop with a bad algo id", func() error {
 			return cmdAutotune([]string{"-drop-cudnn-algos", "5,x", "-o", filepath.Join(empty, "x.pb"),
-				"../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+				"../../tutorial/backend/autotune/testdata/h200_xla_autotune.pb"})
 		}, exitUsage},
 		{"autotune drop without -o", func() error {
-			return cmdAutotune([]string{"-drop-cudnn-algos", "5", "../../tutorial/profile/testdata/h200_xla_autotune.pb"})
+			return cmdAutotune([]string{"-drop-cudnn-algos", "5", "../../tutorial/backend/autotune/testdata/h200_xla_autotune.pb"})
 		}, exitUsage},
 		{"bad torch file", func() error {
 			return cmdLadder([]string{"-steps", "1", "-data", empty, "-out", empty, "-torch", filepath.Join(empty, "none.jsonl")})

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // cmdMemory predicts the largest batch of a ladder step from XLA's compiled statistics at small batches, then
@@ -72,10 +73,10 @@ func cmdMemory(args []string) error {
 	} else {
 		*verify = false
 	}
-	var points []profile.BatchMemory
+	var points []memory.Point
 	for _, s := range steps {
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
-		if profile.IsOutOfMemory(err) {
+		if memory.IsOutOfMemory(err) {
 			return fmt.Errorf("memory: batch %d, a point of the fit, does not fit in the allocator's %.2f GB: "+
 				"give smaller -batches (%w)", s.Batch, float64(limit)/1e9, err)
 		}
@@ -86,7 +87,7 @@ func cmdMemory(args []string) error {
 		if !ok {
 			return fmt.Errorf("memory: %s reports no compiled memory statistics; the memory model needs the XLA backend", choice.Backend)
 		}
-		points = append(points, profile.BatchMemory{Batch: s.Batch, Bytes: total})
+		points = append(points, memory.Point{Batch: s.Batch, Bytes: total})
 		fmt.Fprintf(os.Stderr, "memory: step %s compiled to %.2f GB\n", s.ID, float64(total)/1e9)
 	}
 	base := steps[0]
@@ -111,7 +112,7 @@ func cmdMemory(args []string) error {
 		}
 		return 0
 	}
-	check, err := profile.CheckMaxBatch(points, limit, *headroom, try, peak)
+	check, err := memory.CheckMaxBatch(points, limit, *headroom, try, peak)
 	if err != nil {
 		return err
 	}
@@ -119,7 +120,7 @@ func cmdMemory(args []string) error {
 	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", id, atBatch(check.Predicted), choice.String(),
 		date, check.Markdown())
 	dir := filepath.Join(*out, artifact.SafeName(fmt.Sprintf("%s-%s-memory-step%s", artifact.DeviceName(choice.Device), date, id)))
-	rec := profile.MaxBatchRecord{Conditions: ladder.NewConditions(choice, trainSet, base, opt, lf.smoke),
+	rec := memory.MaxBatchRecord{Conditions: ladder.NewConditions(choice, trainSet, base, opt, lf.smoke),
 		Backend: choice.String(), Step: id.String(), Check: check}
 	if err := artifact.WriteJSON(filepath.Join(dir, "memory.json"), rec); err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/nvml"
 )
 
 func cmdProfile(args []string) error {
@@ -45,9 +47,9 @@ func cmdProfile(args []string) error {
 	}
 
 	report := &profile.Report{Title: fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)}
-	var windowSampler profile.GPUSamplerSummary
+	var windowSampler nvml.Summary
 	opt.Window = func() func() {
-		s, err := profile.StartSampler(0, 25*time.Millisecond)
+		s, err := nvml.StartSampler(0, 25*time.Millisecond)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err) // one line; the rest of the report still works
 		}
@@ -90,10 +92,10 @@ func cmdProfile(args []string) error {
 		report.Notes = append(report.Notes, fmt.Sprintf("NVML over the %d-step timed window: utilization mean %.0f%%, median %.0f%%",
 			opt.Steps, windowSampler.UtilMeanPct, windowSampler.UtilMedianPct))
 	}
-	mem := &profile.MemoryReport{}
+	mem := &memory.Report{}
 	if res.Memory != nil {
-		mem.Compiled = append(mem.Compiled, profile.CompiledMemoryAt{Batch: res.Batch, MemoryStats: profile.MemoryStats{
-			Device: profile.MemoryUsage{Arguments: res.Memory["arguments"], Outputs: res.Memory["outputs"],
+		mem.Compiled = append(mem.Compiled, memory.CompiledAt{Batch: res.Batch, Stats: memory.Stats{
+			Device: memory.Usage{Arguments: res.Memory["arguments"], Outputs: res.Memory["outputs"],
 				Aliases: res.Memory["aliases"], Temporary: res.Memory["temporary"], GeneratedCode: res.Memory["generated_code"]}}})
 	}
 	if dm, err := profile.DeviceMemory(choice.Backend, 0); err == nil {

@@ -469,7 +469,7 @@ func TestUnclearInputIsSaid(t *testing.T) {
 		}
 	})
 	t.Run("autotune reads TRAINOPT_AUTOTUNE_CACHE", func(t *testing.T) {
-		abs, err := filepath.Abs("../../tutorial/profile/testdata/h200_xla_autotune.pb")
+		abs, err := filepath.Abs("../../tutorial/backend/autotune/testdata/h200_xla_autotune.pb")
 		if err != nil {
 			t.Fatal(err)
 		}

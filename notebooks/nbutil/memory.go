@@ -7,7 +7,7 @@ import (
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
-	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // MaxBatch shows the recorded checks of the largest-batch prediction: the memory model fitted to compiled
@@ -30,11 +30,11 @@ func ShowMaxBatch(root string) {
 		printf("recorded max-batch check: %s — step %s, memory = %.0f MB + %.2f MB × batch (fitted at %s), allocator "+
 			"limit %.2f GB → predicted max batch %d\n", filepath.Base(r.Dir), r.Step, c.Model.FixedBytes/1e6,
 			c.Model.PerSampleBytes/1e6, batchesOf(c.Points), float64(c.LimitBytes)/1e9, c.Predicted)
-		displayHTML(plot.HTMLTable(profile.TrialHeaders, c.TrialRows(), c.Verdict()+" — "+oneLine(r.Backend)))
+		displayHTML(plot.HTMLTable(memory.TrialHeaders, c.TrialRows(), c.Verdict()+" — "+oneLine(r.Backend)))
 	}
 }
 
-func batchesOf(points []profile.BatchMemory) string {
+func batchesOf(points []memory.Point) string {
 	var s []string
 	for _, p := range points {
 		s = append(s, fmt.Sprint(p.Batch))

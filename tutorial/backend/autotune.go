@@ -13,7 +13,7 @@ package backend
 // XLA can write those in-memory results to a file after every compilation and read them back at start-up:
 // --xla_gpu_dump_autotune_results_to=F and --xla_gpu_load_autotune_results_from=F (debug_options_flags.cc;
 // binary unless F ends in .txt/.textproto; with this plugin's XLA the file is an xla.autotuner.AutotuneCache, which
-// profile.ReadAutotuneCache summarises). Both are ordinary XLA_FLAGS, so they add to
+// autotune.ReadCache, in the autotune subpackage, summarises). Both are ordinary XLA_FLAGS, so they add to
 // XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions: a kernel
 // then ran 5.3 ms instead of 4.1 ms). The per-fusion cache directory covers fusions only, not convolution
 // algorithms. Skipping compilation entirely takes serialized executables, which go-xla does not expose:
@@ -147,7 +147,7 @@ func AutotuneCacheFile(env Env, pluginPath string) (file, why string) {
 }
 
 // wellFormedProto checks that data is a sequence of whole protobuf fields (what a truncated write breaks),
-// without knowing the message: the full decoder is profile.DecodeAutotuneCache.
+// without knowing the message: the full decoder is autotune.Decode (the autotune subpackage).
 func wellFormedProto(data []byte) error {
 	for off := 0; off < len(data); {
 		_, _, n := protowire.ConsumeField(data[off:])

@@ -39,7 +39,7 @@ func TestAutotuneCache(t *testing.T) {
 		t.Errorf("an empty cache file is loaded")
 	}
 	// A file cut short (a writer killed mid-write) is not loaded either, and the plan says why.
-	whole, err := os.ReadFile("../profile/testdata/h200_xla_autotune.pb") // a real one, from the H200
+	whole, err := os.ReadFile("autotune/testdata/h200_xla_autotune.pb") // a real one, from the H200
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestKernelCache(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	whole, err := os.ReadFile("../profile/testdata/h200_xla_autotune.pb") // any whole protobuf message
+	whole, err := os.ReadFile("autotune/testdata/h200_xla_autotune.pb") // any whole protobuf message
 	if err != nil {
 		t.Fatal(err)
 	}

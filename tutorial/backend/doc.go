@@ -20,4 +20,7 @@
 // [MakePlan] is the side-effect-free part (environment variables and a file-system root in, [Plan] out),
 // so the decision logic is unit-tested with fake plugin files in a temporary directory. [Discover] applies
 // the plan to the process environment and creates the backend.
+//
+// autotune.go plans XLA's autotune cache file (where it lives, when it is loaded); the subpackage
+// tutorial/backend/autotune reads and filters what XLA wrote there.
 package backend

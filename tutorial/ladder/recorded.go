@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // Recorded results live under <root>/assets, written on the GPU machine by `trainopt ladder` (results/*.json),
@@ -195,7 +196,7 @@ func GroupRecorded(files []RecordedFile, ids ...string) []RecordedGroup {
 // RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>-memory-step<ID>/.
 type RecordedMaxBatch struct {
 	Dir string
-	profile.MaxBatchRecord
+	memory.MaxBatchRecord
 }
 
 // RecordedMaxBatches reads assets/profiles/*/memory.json (not smoke ones), newest folder name first.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -130,7 +130,7 @@ func compiledMemory(tr *train.Trainer) (mem map[string]int64) {
 	if err != nil {
 		return nil
 	}
-	st, err := profile.CompiledMemory(g)
+	st, err := memory.Compiled(g)
 	if err != nil {
 		return nil
 	}

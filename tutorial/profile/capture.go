@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/nvml"
 )
 
 // CaptureAround starts XLA's profiler in the loaded CUDA PJRT plugin (pluginPath as in StartCapture; "" finds it),
@@ -32,7 +33,7 @@ func CaptureAroundWith(pluginPath string, opts CaptureOptions, steps func() erro
 	info := capture.Plugin()
 	r.Conditions.Plugin, r.Conditions.PJRTAPI = info.Path, fmt.Sprintf("%d.%d", info.APIMajor, info.APIMinor)
 
-	sampler, serr := StartSampler(0, 0)
+	sampler, serr := nvml.StartSampler(0, 0)
 	if serr != nil {
 		r.Notes = append(r.Notes, serr.Error())
 	}
@@ -55,7 +56,7 @@ func CaptureAroundWith(pluginPath string, opts CaptureOptions, steps func() erro
 	} else if r.Conditions.GPU == "" && r.GPUSampler != nil {
 		r.Conditions.GPU = r.GPUSampler.Device
 	}
-	if space, err := r.Space(); err == nil {
+	if space, err := r.decodedSpace(); err == nil {
 		for _, e := range space.Errors {
 			r.Notes = append(r.Notes, "profiler error: "+e)
 		}

@@ -2,12 +2,12 @@ package profile
 
 // The Chrome trace-event JSON format (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU)
 // is what Perfetto (ui.perfetto.dev) and chrome://tracing open without any plugin, so a tutorial reader can look
-// at the GPU timeline with nothing installed. XProf/TensorBoard read the raw XSpace instead (WriteXPlane).
+// at the GPU timeline with nothing installed. XProf/TensorBoard read the raw XSpace instead (writeXPlane).
 //
 // Mapping: one process ("pid") per XPlane, one thread ("tid") per XLine, one complete event ("ph":"X") per XEvent
 // with ts/dur in µs, args from the event's and its metadata's stats. Timestamps are relative to the earliest line
 // of the space (absolute µs since 1970 lose sub-µs precision in a float64); the base is in "otherData".
-// A training-step capture can hold millions of events, so the output is capped (ChromeOptions.MaxEvents): device
+// A training-step capture can hold millions of events, so the output is capped (chromeOptions.MaxEvents): device
 // planes are written first, and a truncated trace says so in "otherData" and in a process named "TRUNCATED".
 
 import (
@@ -24,13 +24,14 @@ import (
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 )
 
-// DefaultMaxChromeEvents bounds a Chrome trace to a size Perfetto opens quickly (~100 MB of JSON).
-const DefaultMaxChromeEvents = 300_000
+// defaultMaxChromeEvents bounds a Chrome trace to a size Perfetto opens quickly (~100 MB of JSON).
+const defaultMaxChromeEvents = 300_000
 
-// ChromeOptions configure WriteChromeTrace.
-type ChromeOptions struct {
+// chromeOptions configure writeChromeTrace.
+type chromeOptions struct {
 	// MaxEvents caps the number of "X" events (0: DefaultMaxChromeEvents; negative: no cap).
 	MaxEvents int
 	// DeviceOnly skips host planes (keeps only "/device:" planes).
@@ -44,16 +45,16 @@ type ChromeResult struct {
 	Truncated bool // Events < Total.
 }
 
-// WriteChromeTrace writes the space as Chrome trace-event JSON.
-func WriteChromeTrace(w io.Writer, space *XSpace, opts ChromeOptions) (ChromeResult, error) {
+// writeChromeTrace writes the space as Chrome trace-event JSON.
+func writeChromeTrace(w io.Writer, space *xspace.XSpace, opts chromeOptions) (ChromeResult, error) {
 	var res ChromeResult
 	maxEvents := opts.MaxEvents
 	if maxEvents == 0 {
-		maxEvents = DefaultMaxChromeEvents
+		maxEvents = defaultMaxChromeEvents
 	}
 
 	// Planes in output order: devices first (the point of the exercise), then the rest.
-	var planes []*XPlane
+	var planes []*xspace.XPlane
 	for _, p := range space.Planes {
 		if opts.DeviceOnly && !strings.HasPrefix(p.Name, "/device:") {
 			continue
@@ -152,7 +153,7 @@ func (ew *eventWriter) metaSortIndex(kind string, pid, tid, index int) {
 	ew.raw(fmt.Sprintf(`{"ph":"M","name":%q,"pid":%d,"tid":%d,"args":{"sort_index":%d}}`, kind, pid, tid, index))
 }
 
-func (ew *eventWriter) event(p *XPlane, e *XEvent, pid, tid int, tsUs float64) {
+func (ew *eventWriter) event(p *xspace.XPlane, e *xspace.XEvent, pid, tid int, tsUs float64) {
 	ew.sep()
 	b := ew.entry[:0]
 	b = append(b, `{"ph":"X","name":`...)
@@ -174,7 +175,7 @@ func (ew *eventWriter) event(p *XPlane, e *XEvent, pid, tid int, tsUs float64) {
 		b = append(b, `,"args":{`...)
 		first := true
 		seen := map[string]bool{}
-		add := func(s XStat) {
+		add := func(s xspace.XStat) {
 			name := p.StatName(s)
 			if name == "" {
 				name = "stat_" + strconv.FormatInt(s.MetadataID, 10)
@@ -189,7 +190,7 @@ func (ew *eventWriter) event(p *XPlane, e *XEvent, pid, tid int, tsUs float64) {
 			first = false
 			b = append(b, jsonString(name)...)
 			b = append(b, ':')
-			if v, ok := StatNumber(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if v, ok := xspace.StatNumber(s); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 				b = strconv.AppendFloat(b, v, 'g', -1, 64)
 			} else {
 				b = append(b, jsonString(p.StatString(s))...)
@@ -217,23 +218,23 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// WriteChromeTraceFile writes the trace to path, gzip-compressed when path ends in ".gz" (Perfetto opens both).
-func WriteChromeTraceFile(path string, space *XSpace, opts ChromeOptions) (res ChromeResult, err error) {
+// writeChromeTraceFile writes the trace to path, gzip-compressed when path ends in ".gz" (Perfetto opens both).
+func writeChromeTraceFile(path string, space *xspace.XSpace, opts chromeOptions) (res ChromeResult, err error) {
 	err = artifact.Write(path, func(f io.Writer) (err error) {
 		if !strings.HasSuffix(path, ".gz") {
-			res, err = WriteChromeTrace(f, space, opts)
+			res, err = writeChromeTrace(f, space, opts)
 			return err
 		}
 		zw := gzip.NewWriter(f)
-		res, err = WriteChromeTrace(zw, space, opts)
+		res, err = writeChromeTrace(zw, space, opts)
 		return errors.Join(err, zw.Close())
 	})
 	return res, err
 }
 
-// WriteXPlane writes the raw serialized XSpace, as XProf/TensorBoard's profile plugin expects it:
+// writeXPlane writes the raw serialized XSpace, as XProf/TensorBoard's profile plugin expects it:
 // <logdir>/plugins/profile/<run>/<host>.xplane.pb. It returns the path written.
-func WriteXPlane(logdir, run, host string, raw []byte) (string, error) {
+func writeXPlane(logdir, run, host string, raw []byte) (string, error) {
 	if run == "" {
 		run = "run"
 	}

@@ -28,7 +28,7 @@ type chromeTrace struct {
 func TestChromeTrace(t *testing.T) {
 	space := mustDecode(t, testSpaceBytes())
 	var buf bytes.Buffer
-	res, err := WriteChromeTrace(&buf, space, ChromeOptions{})
+	res, err := writeChromeTrace(&buf, space, chromeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestChromeTrace(t *testing.T) {
 func TestChromeTraceTruncated(t *testing.T) {
 	space := mustDecode(t, testSpaceBytes())
 	var buf bytes.Buffer
-	res, err := WriteChromeTrace(&buf, space, ChromeOptions{MaxEvents: 3})
+	res, err := writeChromeTrace(&buf, space, chromeOptions{MaxEvents: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestChromeTraceFileGzipAndXPlane(t *testing.T) {
 	raw := testSpaceBytes()
 	space := mustDecode(t, raw)
 	path := filepath.Join(dir, "trace.json.gz")
-	if _, err := WriteChromeTraceFile(path, space, ChromeOptions{DeviceOnly: true}); err != nil {
+	if _, err := writeChromeTraceFile(path, space, chromeOptions{DeviceOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -133,7 +133,7 @@ func TestChromeTraceFileGzipAndXPlane(t *testing.T) {
 	if err != nil || !json.Valid(b) || strings.Contains(string(b), "/host:CPU") {
 		t.Errorf("gzip trace: err %v, valid %v, host plane present %v", err, json.Valid(b), strings.Contains(string(b), "/host:CPU"))
 	}
-	p, err := WriteXPlane(dir, "run1", "h200", raw)
+	p, err := writeXPlane(dir, "run1", "h200", raw)
 	if err != nil {
 		t.Fatal(err)
 	}

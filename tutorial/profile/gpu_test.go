@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 	"github.com/gomlx/compute"
 	_ "github.com/gomlx/go-xla/compute/xla"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -87,12 +88,12 @@ func TestGPUCaptureAround(t *testing.T) {
 		t.Errorf("capture window not used (%s): %v", k0.WindowSource, k0.Notes)
 	}
 
-	rep.Memory = &MemoryReport{CapacityBytes: k0.GPU.MemoryBytes}
-	if ms, err := CompiledMemory(g); err != nil {
+	rep.Memory = &memory.Report{CapacityBytes: k0.GPU.MemoryBytes}
+	if ms, err := memory.Compiled(g); err != nil {
 		t.Errorf("CompiledMemory: %v", err)
 	} else {
 		t.Logf("compiled memory: %+v (total %d)", ms, ms.Device.Total())
-		rep.Memory.Compiled = append(rep.Memory.Compiled, CompiledMemoryAt{Batch: batch, MemoryStats: ms})
+		rep.Memory.Compiled = append(rep.Memory.Compiled, memory.CompiledAt{Batch: batch, Stats: ms})
 	}
 	if dm, err := DeviceMemory(backend, 0); err != nil {
 		t.Errorf("DeviceMemory: %v", err)

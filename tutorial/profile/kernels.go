@@ -12,10 +12,10 @@ package profile
 //     occupancy), averaged over kernels weighted by duration. XLA records the theoretical occupancy (CUDA's
 //     occupancy calculator) as "theoretical_occupancy_pct"; max threads per SM comes from the compute capability.
 //   - Kernel time using Tensor Cores = time of tensor-core kernels / total kernel time, tensor-core kernels being
-//     recognised by name with the rules of TensorCoreRules (the plugin uses a list of kernel names the same way).
+//     recognised by name with the rules of tensorCoreRules (the plugin uses a list of kernel names the same way).
 //
 // Every interval is first clipped to the window, so kernel busy time cannot exceed the window by construction;
-// Summarize also checks it.
+// summarize also checks it.
 
 import (
 	"errors"
@@ -24,16 +24,18 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 )
 
-// KernelNameRule matches kernel names (and HLO op names) case-insensitively.
-type KernelNameRule struct {
+// kernelNameRule matches kernel names (and HLO op names) case-insensitively.
+type kernelNameRule struct {
 	Pattern string `json:"pattern"`
 	Why     string `json:"why"`
 	re      *regexp.Regexp
 }
 
-func (r *KernelNameRule) match(s string) bool {
+func (r *kernelNameRule) match(s string) bool {
 	if r.re == nil { // Rules added after init; compiled on first use.
 		r.re = regexp.MustCompile("(?i)" + r.Pattern)
 	}
@@ -41,20 +43,20 @@ func (r *KernelNameRule) match(s string) bool {
 }
 
 func init() {
-	for i := range TensorCoreRules {
-		TensorCoreRules[i].re = regexp.MustCompile("(?i)" + TensorCoreRules[i].Pattern)
+	for i := range tensorCoreRules {
+		tensorCoreRules[i].re = regexp.MustCompile("(?i)" + tensorCoreRules[i].Pattern)
 	}
-	for i := range KernelCategoryRules {
-		r := &KernelCategoryRules[i].Rule
+	for i := range kernelCategoryRules {
+		r := &kernelCategoryRules[i].Rule
 		r.re = regexp.MustCompile("(?i)" + r.Pattern)
 	}
 }
 
-// TensorCoreRules is the single table deciding which kernels run on tensor cores: a kernel does if its name
+// tensorCoreRules is the single table deciding which kernels run on tensor cores: a kernel does if its name
 // matches any rule. Names come from cuDNN, cuBLAS/cuBLASLt, CUTLASS and XLA's Triton emitter on Ampere/Hopper.
 // A rule can be wrong for a given dtype (a Triton GEMM on plain f32 without TF32 does not use tensor cores), so
 // the share is an estimate, like the plugin's.
-var TensorCoreRules = []KernelNameRule{
+var tensorCoreRules = []kernelNameRule{
 	{Pattern: `xmma_`, Why: "cuDNN/cuBLAS XMMA kernels (sm80_xmma_*, sm90_xmma_*: convolutions and GEMMs on HMMA/GMMA)"},
 	{Pattern: `hmma|imma|wgmma|gmma`, Why: "named after tensor-core MMA instructions (hmma, imma, wgmma, *_gmma_*)"},
 	{Pattern: `tensorop`, Why: "CUTLASS / cuBLAS tensor-op kernels (cutlass_80_tensorop_*, cutlass3x_sm90_tensorop_*gemm*)"},
@@ -63,37 +65,37 @@ var TensorCoreRules = []KernelNameRule{
 	{Pattern: `triton_gemm|gemm_fusion|triton_dot`, Why: "XLA Triton GEMM fusions (tensor cores for bf16/f16/tf32 inputs)"},
 }
 
-// IsTensorCoreKernel applies TensorCoreRules to a kernel name and the HLO op that launched it (may be "").
-func IsTensorCoreKernel(name, hloOp string) bool {
+// isTensorCoreKernel applies tensorCoreRules to a kernel name and the HLO op that launched it (may be "").
+func isTensorCoreKernel(name, hloOp string) bool {
 	s := name + " " + hloOp
-	for i := range TensorCoreRules {
-		if TensorCoreRules[i].match(s) {
+	for i := range tensorCoreRules {
+		if tensorCoreRules[i].match(s) {
 			return true
 		}
 	}
 	return false
 }
 
-// KernelCategoryRules assign a coarse category to a kernel from "<kernel name> <hlo op>"; the first match wins
+// kernelCategoryRules assign a coarse category to a kernel from "<kernel name> <hlo op>"; the first match wins
 // (so "input_reduce_fusion" is a reduction and "loop_convert_fusion" — convert, not conv — a fusion).
-var KernelCategoryRules = []struct {
+var kernelCategoryRules = []struct {
 	Category string
-	Rule     KernelNameRule
+	Rule     kernelNameRule
 }{
-	{"convolution", KernelNameRule{Pattern: `(^|[^a-z])conv($|[^e])|fprop|dgrad|wgrad|implicit_convolve|implicit_gemm`}},
-	{"matmul", KernelNameRule{Pattern: `gemm|nvjet|matmul|cublas|(^|[^a-z])dot`}},
-	{"reduction", KernelNameRule{Pattern: `reduce|reduction`}},
-	{"transpose", KernelNameRule{Pattern: `transpose`}},
-	{"copy", KernelNameRule{Pattern: `copy|concatenate|dynamic.update.slice`}},
-	{"fusion", KernelNameRule{Pattern: `fusion|loop_|elementwise`}},
+	{"convolution", kernelNameRule{Pattern: `(^|[^a-z])conv($|[^e])|fprop|dgrad|wgrad|implicit_convolve|implicit_gemm`}},
+	{"matmul", kernelNameRule{Pattern: `gemm|nvjet|matmul|cublas|(^|[^a-z])dot`}},
+	{"reduction", kernelNameRule{Pattern: `reduce|reduction`}},
+	{"transpose", kernelNameRule{Pattern: `transpose`}},
+	{"copy", kernelNameRule{Pattern: `copy|concatenate|dynamic.update.slice`}},
+	{"fusion", kernelNameRule{Pattern: `fusion|loop_|elementwise`}},
 }
 
-// KernelCategory returns the category of a kernel ("other" if no rule matches).
-func KernelCategory(name, hloOp string) string {
+// kernelCategory returns the category of a kernel ("other" if no rule matches).
+func kernelCategory(name, hloOp string) string {
 	s := name + " " + hloOp
-	for i := range KernelCategoryRules {
-		if KernelCategoryRules[i].Rule.match(s) {
-			return KernelCategoryRules[i].Category
+	for i := range kernelCategoryRules {
+		if kernelCategoryRules[i].Rule.match(s) {
+			return kernelCategoryRules[i].Category
 		}
 	}
 	return "other"
@@ -104,7 +106,7 @@ type Window struct {
 	StartNs, EndNs int64
 }
 
-// SummaryOptions configure Summarize.
+// SummaryOptions configure summarize.
 type SummaryOptions struct {
 	// Device is the GPU ordinal to summarize (planes "/device:GPU:<Device>").
 	Device int
@@ -162,11 +164,11 @@ type CategoryTime struct {
 
 // KernelSummary is the GPU-side view of a window: utilization, kernel table and copies.
 type KernelSummary struct {
-	Device       string     `json:"device"`
-	GPU          DeviceInfo `json:"gpu"`
-	WindowUs     float64    `json:"window_us"`
-	WindowSource string     `json:"window_source"` // "given" or "events".
-	Steps        int        `json:"steps,omitempty"`
+	Device       string            `json:"device"`
+	GPU          xspace.DeviceInfo `json:"gpu"`
+	WindowUs     float64           `json:"window_us"`
+	WindowSource string            `json:"window_source"` // "given" or "events".
+	Steps        int               `json:"steps,omitempty"`
 
 	KernelCount  int     `json:"kernel_count"`
 	KernelTimeUs float64 `json:"kernel_time_us"` // Σ kernel durations (streams may overlap: can exceed busy time).
@@ -208,11 +210,11 @@ func (s *KernelSummary) PerStepUs(us float64) float64 {
 // ErrNoGPUPlane is returned when a space has no "/device:GPU:N" plane (CPU backend, or device tracing off).
 var ErrNoGPUPlane = errors.New("no GPU device plane in the profile: was it captured with the CUDA plugin and device_tracer_level=1?")
 
-// Summarize computes the kernel summary of one GPU of a decoded space.
-func Summarize(space *XSpace, opts SummaryOptions) (*KernelSummary, error) {
-	for _, d := range GPUDevices(space) {
+// summarize computes the kernel summary of one GPU of a decoded space.
+func summarize(space *xspace.XSpace, opts SummaryOptions) (*KernelSummary, error) {
+	for _, d := range xspace.GPUDevices(space) {
 		if d.Ordinal == opts.Device {
-			return SummarizeDevice(d, opts)
+			return summarizeDevice(d, opts)
 		}
 	}
 	return nil, ErrNoGPUPlane
@@ -223,8 +225,8 @@ type interval struct {
 	value      float64
 }
 
-// SummarizeDevice computes the kernel summary of one decoded GPU plane.
-func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) {
+// summarizeDevice computes the kernel summary of one decoded GPU plane.
+func summarizeDevice(d *xspace.GPUDevice, opts SummaryOptions) (*KernelSummary, error) {
 	s := &KernelSummary{Device: d.Plane, GPU: d.Info, Steps: opts.Steps}
 	if opts.SMCount > 0 {
 		s.GPU.SMCount = opts.SMCount
@@ -250,7 +252,7 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		gs, ge := (opts.Window.StartNs-d.BaseNs)*1000, (opts.Window.EndNs-d.BaseNs)*1000
 		var in, all float64
 		for i := range d.Events {
-			if e := &d.Events[i]; e.Kind == KindKernel {
+			if e := &d.Events[i]; e.Kind == xspace.KindKernel {
 				all += float64(e.DurPs)
 				in += float64(max(0, min(e.EndPs(), ge)-max(e.StartPs, gs)))
 			}
@@ -274,7 +276,7 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		return s, nil
 	}
 
-	clip := func(e *GPUEvent) (int64, int64, bool) {
+	clip := func(e *xspace.GPUEvent) (int64, int64, bool) {
 		a, b := max(e.StartPs, wStart), min(e.EndPs(), wEnd)
 		return a, b, b > a
 	}
@@ -303,17 +305,17 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		}
 		dur := b - a
 		switch {
-		case e.Kind == KindKernel:
-		case e.Kind == KindMemcpyH2D:
+		case e.Kind == xspace.KindKernel:
+		case e.Kind == xspace.KindMemcpyH2D:
 			addCopy(&s.H2D, e, dur)
 			continue
-		case e.Kind == KindMemcpyD2H:
+		case e.Kind == xspace.KindMemcpyD2H:
 			addCopy(&s.D2H, e, dur)
 			continue
-		case e.Kind == KindMemcpyD2D, e.Kind == KindMemcpyOther:
+		case e.Kind == xspace.KindMemcpyD2D, e.Kind == xspace.KindMemcpyOther:
 			addCopy(&s.D2D, e, dur)
 			continue
-		case e.Kind == KindMemset:
+		case e.Kind == xspace.KindMemset:
 			addCopy(&s.Memset, e, dur)
 			continue
 		default:
@@ -327,11 +329,11 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 		if op == "" {
 			op = e.TfOp // The launching annotation's name, when XLA gave no hlo_op.
 		}
-		tc := IsTensorCoreKernel(e.Name, op)
+		tc := isTensorCoreKernel(e.Name, op)
 		if tc {
 			tensorPs += dur
 		}
-		cat := KernelCategory(e.Name, op)
+		cat := kernelCategory(e.Name, op)
 		categoryPs[cat] += dur
 
 		if smCount > 0 && e.Blocks() > 0 {
@@ -426,7 +428,7 @@ func SummarizeDevice(d *GPUDevice, opts SummaryOptions) (*KernelSummary, error) 
 	return s, nil
 }
 
-func addCopy(c *CopyStat, e *GPUEvent, durPs int64) {
+func addCopy(c *CopyStat, e *xspace.GPUEvent, durPs int64) {
 	c.Count++
 	c.Bytes += e.Bytes
 	c.TimeUs += psToUs(durPs)

@@ -345,6 +345,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 const cErrLen = 2048
@@ -520,12 +522,12 @@ func loadLibrary(path string) error {
 }
 
 // deviceMemoryStats calls the plugin's PJRT_Device_MemoryStats for a PJRT_Device.
-func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (DeviceMemoryStats, error) {
+func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (memory.DeviceStats, error) {
 	var args C.PJRT_Device_MemoryStats_Args
 	buf := (*C.char)(C.malloc(cErrLen))
 	defer C.free(unsafe.Pointer(buf))
 	if C.tp_device_memory_stats((*C.PJRT_Api_Prefix)(apiPtr), (*C.PJRT_Device)(devicePtr), &args, buf, cErrLen) != 0 {
-		return DeviceMemoryStats{}, fmt.Errorf("PJRT_Device_MemoryStats: %s", C.GoString(buf))
+		return memory.DeviceStats{}, fmt.Errorf("PJRT_Device_MemoryStats: %s", C.GoString(buf))
 	}
 	opt := func(v C.int64_t, set C.bool) int64 {
 		if bool(set) {
@@ -533,7 +535,7 @@ func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (DeviceMemoryStats, err
 		}
 		return -1
 	}
-	return DeviceMemoryStats{
+	return memory.DeviceStats{
 		BytesInUse:        int64(args.bytes_in_use),
 		PeakBytesInUse:    opt(args.peak_bytes_in_use, args.peak_bytes_in_use_is_set),
 		NumAllocs:         opt(args.num_allocs, args.num_allocs_is_set),

@@ -69,7 +69,7 @@ func buildFakePlugin(t *testing.T, name string, space []byte, defines ...string)
 }
 
 // StartCapture/Stop against a fake plugin: extension chain walk, ProfileOptions bytes, collect_data's own buffer
-// with its trailing NUL, and Summarize of what comes back.
+// with its trailing NUL, and summarize of what comes back.
 func TestCaptureFakePlugin(t *testing.T) {
 	raw := testSpaceBytes()
 	path := buildFakePlugin(t, "fake_xla_cuda_plugin.so", raw)

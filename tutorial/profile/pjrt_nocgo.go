@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // Capture is a profiling session in the CUDA PJRT plugin; without cgo on Linux there is none.
@@ -25,6 +27,6 @@ func (c *Capture) Window() Window { return Window{} }
 // Stop ends the capture.
 func (c *Capture) Stop() ([]byte, error) { return nil, ErrNoPlugin }
 
-func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (DeviceMemoryStats, error) {
-	return DeviceMemoryStats{}, errors.New("PJRT_Device_MemoryStats needs cgo on Linux")
+func deviceMemoryStats(apiPtr, devicePtr unsafe.Pointer) (memory.DeviceStats, error) {
+	return memory.DeviceStats{}, errors.New("PJRT_Device_MemoryStats needs cgo on Linux")
 }

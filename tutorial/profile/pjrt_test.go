@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -82,15 +83,15 @@ func TestTrimTrailingZero(t *testing.T) {
 		t.Error("valid buffer changed")
 	}
 	// A message whose last byte is a legitimate 0 (an int64 stat with value 0 at the end of the last plane).
-	plane := (&pb{}).str(2, "/host:CPU").msg(6, statInt(1, 0))
-	b := (&pb{}).msg(1, plane).b
+	plane := (&pb{}).Str(2, "/host:CPU").Msg(6, statInt(1, 0))
+	b := (&pb{}).Msg(1, plane).B
 	if b[len(b)-1] != 0 {
 		t.Fatal("test message should end in 0")
 	}
 	if got := trimTrailingZero(b); !bytes.Equal(got, b) {
 		t.Error("legitimate trailing 0 removed")
 	}
-	if s, err := DecodeXSpace(trimTrailingZero(append(b, 0))); err != nil || len(s.Planes) != 1 {
+	if s, err := xspace.DecodeXSpace(trimTrailingZero(append(b, 0))); err != nil || len(s.Planes) != 1 {
 		t.Errorf("decode after trim: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 )
 
 // TestRealH200Capture is the hook for a real capture: put an XSpace captured on the H200 (CaptureAround's
@@ -22,18 +24,18 @@ func TestRealH200Capture(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			space, err := DecodeXSpace(trimTrailingZero(raw))
+			space, err := xspace.DecodeXSpace(trimTrailingZero(raw))
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			devs := GPUDevices(space)
+			devs := xspace.GPUDevices(space)
 			if len(devs) == 0 {
-				t.Fatalf("no %s plane among %d planes", GPUPlanePrefix, len(space.Planes))
+				t.Fatalf("no %s plane among %d planes", xspace.GPUPlanePrefix, len(space.Planes))
 			}
 			d := devs[0]
 			var kernels, withDetails, withOcc int
 			for i := range d.Events {
-				if e := &d.Events[i]; e.Kind == KindKernel {
+				if e := &d.Events[i]; e.Kind == xspace.KindKernel {
 					kernels++
 					if e.Blocks() > 0 && e.ThreadsPerBlock() > 0 {
 						withDetails++
@@ -46,7 +48,7 @@ func TestRealH200Capture(t *testing.T) {
 			if kernels == 0 || withDetails == 0 {
 				t.Fatalf("%d kernels, %d with parsed kernel_details", kernels, withDetails)
 			}
-			s, err := SummarizeDevice(d, SummaryOptions{})
+			s, err := summarizeDevice(d, SummaryOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +74,7 @@ func TestRealH200Capture(t *testing.T) {
 			}
 			pr, pw := io.Pipe()
 			go func() {
-				_, err := WriteChromeTrace(pw, space, ChromeOptions{})
+				_, err := writeChromeTrace(pw, space, chromeOptions{})
 				_ = pw.CloseWithError(err)
 			}()
 			var v struct {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // Rule thresholds.
@@ -94,13 +96,6 @@ func (s *StepBreakdown) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MemoryUse is how much of the device's memory the program takes.
-type MemoryUse struct {
-	UsedBytes     int64  `json:"used_bytes"`
-	CapacityBytes int64  `json:"capacity_bytes"`
-	Source        string `json:"source"` // E.g. "PJRT peak_bytes_in_use" or "compiled memory (XLA)".
-}
-
 // Recommendation is one finding: which rule fired, the numbers behind it, and what to do.
 type Recommendation struct {
 	Rule     string `json:"rule"`
@@ -112,7 +107,7 @@ type Recommendation struct {
 type RecommendInput struct {
 	Step    StepBreakdown // Per-step mean or a total: only ratios are used.
 	Kernels *KernelSummary
-	Memory  *MemoryUse
+	Memory  *memory.Use
 }
 
 // Recommend applies the rules.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 func rules(recs []Recommendation) map[string]bool {
@@ -25,8 +27,8 @@ func TestRecommendThresholds(t *testing.T) {
 			Categories: []CategoryTime{{Category: "convolution", Pct: convPct / 2}, {Category: "matmul", Pct: convPct / 2},
 				{Category: "fusion", Pct: 100 - convPct}}}
 	}
-	mem := func(frac float64) *MemoryUse {
-		return &MemoryUse{UsedBytes: int64(frac * 1e9), CapacityBytes: 1e9, Source: "test"}
+	mem := func(frac float64) *memory.Use {
+		return &memory.Use{UsedBytes: int64(frac * 1e9), CapacityBytes: 1e9, Source: "test"}
 	}
 	cases := []struct {
 		name string

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/textfmt"
 )
 
-// ReportTopKernels is the number of kernels listed in the rendered tables.
-const ReportTopKernels = 15
+// reportTopKernels is the number of kernels listed in the rendered tables.
+const reportTopKernels = 15
 
 type stepPart struct {
 	name  string
@@ -40,7 +42,7 @@ func (r *Report) Markdown() string {
 
 	b.WriteString("## Conditions\n\n| | |\n|---|---|\n")
 	for _, row := range r.conditionRows() {
-		fmt.Fprintf(&b, "| %s | %s |\n", row[0], mdEsc(row[1]))
+		fmt.Fprintf(&b, "| %s | %s |\n", row[0], textfmt.MdEsc(row[1]))
 	}
 	b.WriteString("\n")
 
@@ -72,7 +74,7 @@ func (r *Report) Markdown() string {
 			s    CopyStat
 		}{{"host→device copies", k.H2D}, {"device→host copies", k.D2H}, {"device→device copies", k.D2D}, {"memsets", k.Memset}} {
 			if c.s.Count > 0 {
-				fmt.Fprintf(&b, "| %s | %d, %s, %.3f ms |\n", c.name, c.s.Count, fmtBytes(c.s.Bytes), c.s.TimeUs/1e3)
+				fmt.Fprintf(&b, "| %s | %d, %s, %.3f ms |\n", c.name, c.s.Count, textfmt.Bytes(c.s.Bytes), c.s.TimeUs/1e3)
 			}
 		}
 		b.WriteString("\n")
@@ -84,10 +86,10 @@ func (r *Report) Markdown() string {
 			b.WriteString("\n")
 		}
 		if len(k.Kernels) > 0 {
-			fmt.Fprintf(&b, "### Top %d kernels\n\n", min(ReportTopKernels, len(k.Kernels)))
+			fmt.Fprintf(&b, "### Top %d kernels\n\n", min(reportTopKernels, len(k.Kernels)))
 			b.WriteString("| kernel | HLO op | n | total µs | mean µs | min µs | max µs | grid | block | regs | occ. % (theo/est) | TC |\n")
 			b.WriteString("|---|---|---:|---:|---:|---:|---:|---|---|---:|---:|:---:|\n")
-			for _, ks := range k.Top(ReportTopKernels) {
+			for _, ks := range k.Top(reportTopKernels) {
 				op := ks.HloOp
 				if ks.HloOps > 1 {
 					op += fmt.Sprintf(" (+%d)", ks.HloOps-1)
@@ -97,13 +99,13 @@ func (r *Report) Markdown() string {
 					tc = "✓"
 				}
 				fmt.Fprintf(&b, "| `%s` | %s | %d | %.1f | %.1f | %.1f | %.1f | %s | %s | %d | %s / %s | %s |\n",
-					strings.ReplaceAll(shorten(ks.Name, 70), "`", "'"), mdEsc(op), ks.Count, ks.TotalUs, ks.MeanUs, ks.MinUs, ks.MaxUs,
+					strings.ReplaceAll(shorten(ks.Name, 70), "`", "'"), textfmt.MdEsc(op), ks.Count, ks.TotalUs, ks.MeanUs, ks.MinUs, ks.MaxUs,
 					fmtDim3(ks.Grid), fmtDim3(ks.Block), ks.Registers, fmtOcc(ks.TheoreticalOccPct), fmtOcc(ks.AchievedOccPct), tc)
 			}
 			b.WriteString("\n")
 		}
 		for _, n := range k.Notes {
-			fmt.Fprintf(&b, "- note: %s\n", mdEsc(n))
+			fmt.Fprintf(&b, "- note: %s\n", textfmt.MdEsc(n))
 		}
 		if len(k.Notes) > 0 {
 			b.WriteString("\n")
@@ -112,37 +114,37 @@ func (r *Report) Markdown() string {
 
 	if g := r.GPUSampler; g != nil {
 		b.WriteString("## NVML sampler\n\n")
-		b.WriteString(mdEsc(g.String()) + "\n\n")
+		b.WriteString(textfmt.MdEsc(g.String()) + "\n\n")
 	}
 
 	if m := r.Memory; m != nil {
 		b.WriteString("## Memory\n\n")
 		if m.CapacityBytes > 0 {
-			fmt.Fprintf(&b, "Device memory: %s.\n\n", fmtBytes(m.CapacityBytes))
+			fmt.Fprintf(&b, "Device memory: %s.\n\n", textfmt.Bytes(m.CapacityBytes))
 		}
 		if len(m.Compiled) > 0 {
 			b.WriteString("| batch | arguments | outputs | aliased | temporary | code | total (device) |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 			for _, c := range m.Compiled {
 				d := c.Device
-				fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", c.Batch, fmtBytes(d.Arguments), fmtBytes(d.Outputs),
-					fmtBytes(d.Aliases), fmtBytes(d.Temporary), fmtBytes(d.GeneratedCode), fmtBytes(d.Total()))
+				fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", c.Batch, textfmt.Bytes(d.Arguments), textfmt.Bytes(d.Outputs),
+					textfmt.Bytes(d.Aliases), textfmt.Bytes(d.Temporary), textfmt.Bytes(d.GeneratedCode), textfmt.Bytes(d.Total()))
 			}
 			b.WriteString("\n")
 		}
 		if m.Device != nil {
-			fmt.Fprintf(&b, "Allocator: in use %s, peak %s, limit %s, pool %s (peak %s).\n\n", fmtBytes(m.Device.BytesInUse),
-				fmtBytes(m.Device.PeakBytesInUse), fmtBytes(m.Device.BytesLimit), fmtBytes(m.Device.PoolBytes), fmtBytes(m.Device.PeakPoolBytes))
+			fmt.Fprintf(&b, "Allocator: in use %s, peak %s, limit %s, pool %s (peak %s).\n\n", textfmt.Bytes(m.Device.BytesInUse),
+				textfmt.Bytes(m.Device.PeakBytesInUse), textfmt.Bytes(m.Device.BytesLimit), textfmt.Bytes(m.Device.PoolBytes), textfmt.Bytes(m.Device.PeakPoolBytes))
 		}
 		if m.Model != nil {
 			fmt.Fprintf(&b, "Memory model: %s fixed + %s per sample; largest batch with %.0f%% headroom: **%d**.\n\n",
-				fmtBytes(int64(m.Model.FixedBytes)), fmtBytes(int64(m.Model.PerSampleBytes)), 100*m.Headroom, m.PredictedMaxBatch)
+				textfmt.Bytes(int64(m.Model.FixedBytes)), textfmt.Bytes(int64(m.Model.PerSampleBytes)), 100*m.Headroom, m.PredictedMaxBatch)
 		}
 	}
 
 	if len(r.Recommendations) > 0 {
 		b.WriteString("## Recommendations\n\n")
 		for _, rec := range r.Recommendations {
-			fmt.Fprintf(&b, "- **%s** — %s.\n  %s\n", rec.Rule, mdEsc(rec.Evidence), mdEsc(rec.Advice))
+			fmt.Fprintf(&b, "- **%s** — %s.\n  %s\n", rec.Rule, textfmt.MdEsc(rec.Evidence), textfmt.MdEsc(rec.Advice))
 		}
 		b.WriteString("\n")
 	}
@@ -161,7 +163,7 @@ func (r *Report) Markdown() string {
 		b.WriteString("\n")
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "- note: %s\n", mdEsc(n))
+		fmt.Fprintf(&b, "- note: %s\n", textfmt.MdEsc(n))
 	}
 	return b.String()
 }
@@ -179,8 +181,6 @@ func fmtOcc(p float64) string {
 	}
 	return fmt.Sprintf("%.0f", p)
 }
-
-func mdEsc(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func htmlEsc(s string) string { return html.EscapeString(s) }
 
@@ -217,8 +217,8 @@ func (r *Report) HTML() string {
 			[2]string{"est. SM efficiency", fmtPct(k.SMEfficiencyPct)},
 			[2]string{"est. achieved occupancy", fmtPct(k.AchievedOccupancyPct)},
 			[2]string{"kernel time on tensor cores", fmtPct(k.TensorCorePct)},
-			[2]string{"H2D / D2H copies", fmt.Sprintf("%d (%s, %.3f ms) / %d (%s, %.3f ms)", k.H2D.Count, fmtBytes(k.H2D.Bytes),
-				k.H2D.TimeUs/1e3, k.D2H.Count, fmtBytes(k.D2H.Bytes), k.D2H.TimeUs/1e3)},
+			[2]string{"H2D / D2H copies", fmt.Sprintf("%d (%s, %.3f ms) / %d (%s, %.3f ms)", k.H2D.Count, textfmt.Bytes(k.H2D.Bytes),
+				k.H2D.TimeUs/1e3, k.D2H.Count, textfmt.Bytes(k.D2H.Bytes), k.D2H.TimeUs/1e3)},
 		)
 		for _, row := range rows {
 			fmt.Fprintf(&b, `<tr><td %s>%s</td><td %s>%s</td></tr>`, td, htmlEsc(row[0]), tdr, htmlEsc(row[1]))
@@ -232,7 +232,7 @@ func (r *Report) HTML() string {
 				fmt.Fprintf(&b, `<th %s>%s</th>`, td, h)
 			}
 			b.WriteString(`</tr>`)
-			for _, ks := range k.Top(ReportTopKernels) {
+			for _, ks := range k.Top(reportTopKernels) {
 				tc := ""
 				if ks.TensorCore {
 					tc = "✓"
@@ -254,14 +254,14 @@ func (r *Report) HTML() string {
 		b.WriteString(`<h4 style="margin:8px 0 2px">Memory</h4><ul style="margin:2px 0">`)
 		for _, c := range m.Compiled {
 			fmt.Fprintf(&b, `<li>batch %d: compiled device memory %s (temporary %s, arguments %s)</li>`, c.Batch,
-				fmtBytes(c.Device.Total()), fmtBytes(c.Device.Temporary), fmtBytes(c.Device.Arguments))
+				textfmt.Bytes(c.Device.Total()), textfmt.Bytes(c.Device.Temporary), textfmt.Bytes(c.Device.Arguments))
 		}
 		if m.Device != nil {
-			fmt.Fprintf(&b, `<li>allocator peak %s of limit %s</li>`, fmtBytes(m.Device.PeakBytesInUse), fmtBytes(m.Device.BytesLimit))
+			fmt.Fprintf(&b, `<li>allocator peak %s of limit %s</li>`, textfmt.Bytes(m.Device.PeakBytesInUse), textfmt.Bytes(m.Device.BytesLimit))
 		}
 		if m.Model != nil {
 			fmt.Fprintf(&b, `<li>model: %s fixed + %s/sample → largest batch with %.0f%% headroom: <b>%d</b></li>`,
-				fmtBytes(int64(m.Model.FixedBytes)), fmtBytes(int64(m.Model.PerSampleBytes)), 100*m.Headroom, m.PredictedMaxBatch)
+				textfmt.Bytes(int64(m.Model.FixedBytes)), textfmt.Bytes(int64(m.Model.PerSampleBytes)), 100*m.Headroom, m.PredictedMaxBatch)
 		}
 		b.WriteString(`</ul>`)
 	}

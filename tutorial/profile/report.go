@@ -14,65 +14,10 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/nvml"
 )
-
-// CompiledMemoryAt is the compiled memory of the training step at one batch size.
-type CompiledMemoryAt struct {
-	Batch int `json:"batch"`
-	MemoryStats
-}
-
-// MemoryReport gathers what is known about memory.
-type MemoryReport struct {
-	CapacityBytes     int64              `json:"capacity_bytes,omitempty"` // Device memory (e.g. DeviceInfo.MemoryBytes).
-	Compiled          []CompiledMemoryAt `json:"compiled,omitempty"`
-	Device            *DeviceMemoryStats `json:"device,omitempty"`
-	Model             *MemoryModel       `json:"model,omitempty"`
-	Headroom          float64            `json:"headroom,omitempty"`
-	PredictedMaxBatch int                `json:"predicted_max_batch,omitempty"`
-}
-
-// Predict fits the memory model to the compiled points and predicts the largest batch (headroom e.g. 0.1).
-func (m *MemoryReport) Predict(headroom float64) error {
-	var pts []BatchMemory
-	for _, c := range m.Compiled {
-		pts = append(pts, BatchMemory{Batch: c.Batch, Bytes: c.Device.Total()})
-	}
-	model, err := FitMemory(pts)
-	if err != nil {
-		return err
-	}
-	m.Model, m.Headroom = &model, headroom
-	m.PredictedMaxBatch = model.MaxBatch(m.CapacityBytes, headroom)
-	return nil
-}
-
-// Use returns the memory use to judge: the allocator's peak if known, else the compiled total at batch (or the
-// largest compiled total); nil if nothing is known.
-func (m *MemoryReport) Use(batch int) *MemoryUse {
-	if m == nil || m.CapacityBytes <= 0 {
-		return nil
-	}
-	if m.Device != nil && m.Device.PeakBytesInUse >= 0 {
-		return &MemoryUse{UsedBytes: m.Device.PeakBytesInUse, CapacityBytes: m.CapacityBytes, Source: "PJRT peak_bytes_in_use"}
-	}
-	var best *CompiledMemoryAt
-	for i := range m.Compiled {
-		c := &m.Compiled[i]
-		if c.Batch == batch {
-			best = c
-			break
-		}
-		if best == nil || c.Device.Total() > best.Device.Total() {
-			best = c
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	return &MemoryUse{UsedBytes: best.Device.Total(), CapacityBytes: m.CapacityBytes,
-		Source: fmt.Sprintf("XLA compiled memory at batch %d", best.Batch)}
-}
 
 // Report is one profiled configuration.
 type Report struct {
@@ -80,8 +25,8 @@ type Report struct {
 	Conditions      artifact.Conditions `json:"conditions"`
 	Step            *StepBreakdown      `json:"step,omitempty"` // Accumulated over Step.Steps steps, or a mean (Steps 1).
 	Kernels         *KernelSummary      `json:"kernels,omitempty"`
-	GPUSampler      *GPUSamplerSummary  `json:"gpu_sampler,omitempty"`
-	Memory          *MemoryReport       `json:"memory,omitempty"`
+	GPUSampler      *nvml.Summary       `json:"gpu_sampler,omitempty"`
+	Memory          *memory.Report      `json:"memory,omitempty"`
 	Recommendations []Recommendation    `json:"recommendations,omitempty"`
 	Chrome          *ChromeResult       `json:"chrome_trace,omitempty"`
 	XPlaneFile      string              `json:"xplane_file,omitempty"`
@@ -91,16 +36,16 @@ type Report struct {
 	Raw []byte `json:"-"`
 	// Window is the wall-clock interval of the profiled steps.
 	Window Window `json:"-"`
-	space  *XSpace
+	space  *xspace.XSpace
 }
 
-// Space decodes (once) and returns the captured XSpace.
-func (r *Report) Space() (*XSpace, error) {
+// decodedSpace decodes (once) and returns the captured XSpace.
+func (r *Report) decodedSpace() (*xspace.XSpace, error) {
 	if r.space == nil {
 		if len(r.Raw) == 0 {
 			return nil, errors.New("report has no captured profile")
 		}
-		s, err := DecodeXSpace(r.Raw)
+		s, err := xspace.DecodeXSpace(r.Raw)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +57,7 @@ func (r *Report) Space() (*XSpace, error) {
 // Resummarize recomputes Kernels from the captured profile (e.g. with Steps or SMCount set); a zero opts.Window
 // means the capture's window.
 func (r *Report) Resummarize(opts SummaryOptions) error {
-	space, err := r.Space()
+	space, err := r.decodedSpace()
 	if err != nil {
 		return err
 	}
@@ -122,7 +67,7 @@ func (r *Report) Resummarize(opts SummaryOptions) error {
 	if opts.Steps == 0 {
 		opts.Steps = r.Conditions.Steps
 	}
-	k, err := Summarize(space, opts)
+	k, err := summarize(space, opts)
 	if err != nil {
 		return err
 	}
@@ -152,11 +97,11 @@ func (r *Report) WriteFiles(dir string) error {
 		return err
 	}
 	if len(r.Raw) > 0 {
-		space, err := r.Space()
+		space, err := r.decodedSpace()
 		if err != nil {
 			r.Notes = append(r.Notes, "captured profile does not decode: "+err.Error())
 		} else {
-			res, err := WriteChromeTraceFile(filepath.Join(dir, "trace.json.gz"), space, ChromeOptions{})
+			res, err := writeChromeTraceFile(filepath.Join(dir, "trace.json.gz"), space, chromeOptions{})
 			if err != nil {
 				return fmt.Errorf("writing Chrome trace: %w", err)
 			}
@@ -167,7 +112,7 @@ func (r *Report) WriteFiles(dir string) error {
 		if h, err := os.Hostname(); err == nil && h != "" {
 			host = h
 		}
-		p, err := WriteXPlane(dir, run, host, r.Raw)
+		p, err := writeXPlane(dir, run, host, r.Raw)
 		if err != nil {
 			return fmt.Errorf("writing xplane.pb: %w", err)
 		}
@@ -238,20 +183,6 @@ func (r *Report) steps() int {
 		return r.Kernels.Steps
 	}
 	return r.Conditions.Steps
-}
-
-func fmtBytes(b int64) string {
-	switch {
-	case b < 0:
-		return "n/a"
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", b)
 }
 
 func fmtPct(p float64) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 func testReport(t *testing.T) *Report {
@@ -24,9 +25,9 @@ func testReport(t *testing.T) *Report {
 	}
 	step := StepBreakdown{DataWait: 3 * time.Millisecond, Transfer: time.Millisecond, Compute: 14 * time.Millisecond, Other: 2 * time.Millisecond, Steps: 1}
 	r.Step = &step
-	r.Memory = &MemoryReport{CapacityBytes: 150e9, Compiled: []CompiledMemoryAt{
-		{Batch: 128, MemoryStats: MemoryStats{Device: MemoryUsage{Arguments: 1e9, Temporary: 3.46e9}}},
-		{Batch: 256, MemoryStats: MemoryStats{Device: MemoryUsage{Arguments: 1e9, Temporary: 6.9e9}}},
+	r.Memory = &memory.Report{CapacityBytes: 150e9, Compiled: []memory.CompiledAt{
+		{Batch: 128, Stats: memory.Stats{Device: memory.Usage{Arguments: 1e9, Temporary: 3.46e9}}},
+		{Batch: 256, Stats: memory.Stats{Device: memory.Usage{Arguments: 1e9, Temporary: 6.9e9}}},
 	}}
 	if err := r.Memory.Predict(0.1); err != nil {
 		t.Fatal(err)

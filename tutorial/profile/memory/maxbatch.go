@@ -1,4 +1,4 @@
-package profile
+package memory
 
 import (
 	"errors"
@@ -42,12 +42,12 @@ type MaxBatchRecord struct {
 
 // MaxBatchCheck is a prediction and its check.
 type MaxBatchCheck struct {
-	Points     []BatchMemory `json:"points"`
-	Model      MemoryModel   `json:"model"`
-	LimitBytes int64         `json:"limit_bytes"` // the allocator's limit (PJRT bytes_limit)
-	Headroom   float64       `json:"headroom"`
-	Predicted  int           `json:"predicted"`
-	Trials     []BatchTrial  `json:"trials"`
+	Points     []Point      `json:"points"`
+	Model      Model        `json:"model"`
+	LimitBytes int64        `json:"limit_bytes"` // the allocator's limit (PJRT bytes_limit)
+	Headroom   float64      `json:"headroom"`
+	Predicted  int          `json:"predicted"`
+	Trials     []BatchTrial `json:"trials"`
 	// The real boundary lies in [LargestFit, SmallestFail): LargestFit ran, SmallestFail ran out of memory.
 	// 0 means no such trial.
 	LargestFit   int `json:"largest_fit"`
@@ -83,10 +83,10 @@ func IsOutOfMemory(err error) bool {
 // IsOutOfMemory recognises), or failed otherwise (any other error: the check stops with it). A nil try predicts
 // only: no trials, and the verdict says the prediction was not checked. peak, if non-nil, gives the allocator's
 // peak after a trial.
-func CheckMaxBatch(points []BatchMemory, limitBytes int64, headroom float64, try func(batch int) error,
+func CheckMaxBatch(points []Point, limitBytes int64, headroom float64, try func(batch int) error,
 	peak func() int64) (MaxBatchCheck, error) {
 	c := MaxBatchCheck{Points: points, LimitBytes: limitBytes, Headroom: headroom, ErrorBoundPct: math.Inf(1)}
-	m, err := FitMemory(points)
+	m, err := Fit(points)
 	if err != nil {
 		return c, err
 	}
@@ -208,7 +208,7 @@ func (c MaxBatchCheck) Markdown() string {
 	return b.String()
 }
 
-func pointWords(points []BatchMemory) string {
+func pointWords(points []Point) string {
 	var s []string
 	for _, p := range points {
 		s = append(s, fmt.Sprintf("%.2f GB at %d", float64(p.Bytes)/1e9, p.Batch))

@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 // Decoding of the binary xla.autotuner.AutotuneCache (see autotune_cache.go for the format and the summary).
 
@@ -11,59 +11,60 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// ReadAutotuneCache reads and decodes a file written by --xla_gpu_dump_autotune_results_to (binary form: XLA
+// ReadCache reads and decodes a file written by --xla_gpu_dump_autotune_results_to (binary form: XLA
 // writes text only when the name ends in .txt or .textproto, and this reader does not take those).
-func ReadAutotuneCache(path string) (AutotuneCache, error) {
-	data, err := ReadAutotuneFile(path)
+func ReadCache(path string) (Cache, error) {
+	data, err := ReadFile(path)
 	if err != nil {
-		return AutotuneCache{}, err
+		return Cache{}, err
 	}
-	c, err := DecodeAutotuneCache(data)
+	c, err := Decode(data)
 	if err != nil {
-		return AutotuneCache{}, fmt.Errorf("%s: %w", path, err)
+		return Cache{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
 
-// MaxAutotuneFileBytes bounds what ReadAutotuneFile reads: an autotune cache holds kilobytes to a few megabytes
+// MaxFileBytes bounds what ReadFile reads: an autotune cache holds kilobytes to a few megabytes
 // (testdata's H200 cache: 78 KB), so a file of hundreds of megabytes is not one to load whole into memory.
-const MaxAutotuneFileBytes = 256 << 20
+const MaxFileBytes = 256 << 20
 
-// ErrAutotuneTooLarge: the file (or device, such as /dev/zero) holds more than MaxAutotuneFileBytes.
-var ErrAutotuneTooLarge = fmt.Errorf("larger than %d MiB: not an autotune results file", MaxAutotuneFileBytes>>20)
+// ErrTooLarge: the file (or device, such as /dev/zero) holds more than MaxFileBytes.
+var ErrTooLarge = fmt.Errorf("larger than %d MiB: not an autotune results file", MaxFileBytes>>20)
 
-// ReadAutotuneFile reads an autotune cache file's bytes, at most MaxAutotuneFileBytes: a larger file, or an endless
-// device such as /dev/zero, is refused with ErrAutotuneTooLarge after reading no more than the limit.
-func ReadAutotuneFile(path string) ([]byte, error) {
+// ReadFile reads an autotune cache file's bytes, at most MaxFileBytes: a larger file, or an endless
+// device such as /dev/zero, is refused with ErrTooLarge after reading no more than the limit.
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("autotune cache: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxAutotuneFileBytes {
-		return nil, fmt.Errorf("autotune cache %s: %d bytes, %w", path, fi.Size(), ErrAutotuneTooLarge)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("autotune cache %s: %d bytes, %w", path, fi.Size(), ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxAutotuneFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("autotune cache: %w", err)
 	}
-	if len(data) > MaxAutotuneFileBytes {
-		return nil, fmt.Errorf("autotune cache %s: %w", path, ErrAutotuneTooLarge)
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("autotune cache %s: %w", path, ErrTooLarge)
 	}
 	return data, nil
 }
 
-// DecodeAutotuneCache decodes a binary xla.autotuner.AutotuneCache and summarizes it. Unknown fields inside
+// Decode decodes a binary xla.autotuner.AutotuneCache and summarizes it. Unknown fields inside
 // entries are skipped (newer XLAs add some); a file without a single entry is refused, since protobuf would
 // otherwise accept almost any bytes as an empty message. A file cut exactly between two entries cannot be told
 // from a shorter cache (protobuf has no end marker): it decodes, with fewer entries.
-func DecodeAutotuneCache(data []byte) (AutotuneCache, error) {
-	var c AutotuneCache
+func Decode(data []byte) (Cache, error) {
+	var c Cache
 	if len(data) == 0 {
-		return c, ErrAutotuneEmpty
+		return c, ErrEmpty
 	}
 	otherFields := map[protowire.Number]int{} // Top-level fields that are not AutotuneCache's, by number.
 	var legacyVersion uint64                  // xla.AutotuneResults.version, when field 1 is an integer.
@@ -78,10 +79,10 @@ func DecodeAutotuneCache(data []byte) (AutotuneCache, error) {
 			err := protowire.ParseError(min(n, m))
 			where := fmt.Sprintf("the field at byte %d (after %d entries)", off, len(c.Entries))
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return c, fmt.Errorf("%w: %s runs past the end of the %d-byte file", ErrAutotuneTruncated, where,
+				return c, fmt.Errorf("%w: %s runs past the end of the %d-byte file", ErrTruncated, where,
 					len(data))
 			}
-			return c, fmt.Errorf("%w: %s: %v%s", ErrNotAutotuneCache, where, err, textHint(data))
+			return c, fmt.Errorf("%w: %s: %v%s", ErrNotCache, where, err, textHint(data))
 		}
 		var field []byte
 		if typ == protowire.BytesType {
@@ -91,13 +92,13 @@ func DecodeAutotuneCache(data []byte) (AutotuneCache, error) {
 		case num == 3 && typ == protowire.BytesType:
 			e, err := decodeAutotuneEntry(field)
 			if err != nil {
-				return c, fmt.Errorf("%w: entry %d (byte %d): %v", ErrNotAutotuneCache, len(c.Entries), off, err)
+				return c, fmt.Errorf("%w: entry %d (byte %d): %v", ErrNotCache, len(c.Entries), off, err)
 			}
 			c.Entries = append(c.Entries, e)
 		case (num == 1 || num == 2) && typ == protowire.BytesType:
 			if !utf8.Valid(field) {
 				return c, fmt.Errorf("%w: top-level field %d at byte %d is not a UTF-8 string (another protobuf, "+
-					"such as a profiler XSpace?)", ErrNotAutotuneCache, num, off)
+					"such as a profiler XSpace?)", ErrNotCache, num, off)
 			}
 			if num == 1 {
 				c.DeviceScope = string(field)
@@ -115,20 +116,20 @@ func DecodeAutotuneCache(data []byte) (AutotuneCache, error) {
 	if otherFields[1] > 0 && otherFields[4] > 0 && len(c.Entries) == 0 {
 		return c, fmt.Errorf("%w: this is the legacy xla.AutotuneResults (version %d, %d results in field 4), "+
 			"written by XLA's older autotuner; this reader takes the newer xla.autotuner.AutotuneCache",
-			ErrNotAutotuneCache, legacyVersion, otherFields[4])
+			ErrNotCache, legacyVersion, otherFields[4])
 	}
 	for _, num := range []protowire.Number{1, 2, 3} {
 		if otherFields[num] > 0 {
 			return c, fmt.Errorf("%w: top-level field %d has the wrong wire type (AutotuneCache's is a string or "+
-				"message)%s", ErrNotAutotuneCache, num, fieldList(otherFields))
+				"message)%s", ErrNotCache, num, fieldList(otherFields))
 		}
 	}
 	if len(c.Entries) == 0 && len(otherFields) == 0 { // Only scope strings: a valid cache that holds nothing.
-		return c, fmt.Errorf("%w: the cache for device %q, version %q has no entries", ErrAutotuneEmpty,
+		return c, fmt.Errorf("%w: the cache for device %q, version %q has no entries", ErrEmpty,
 			c.DeviceScope, c.ExplicitVersionScope)
 	}
 	if len(c.Entries) == 0 {
-		return c, fmt.Errorf("%w: no entries (field 3) in %d bytes%s%s", ErrNotAutotuneCache, len(data),
+		return c, fmt.Errorf("%w: no entries (field 3) in %d bytes%s%s", ErrNotCache, len(data),
 			fieldList(otherFields), textHint(data))
 	}
 	c.summarize()
@@ -166,10 +167,10 @@ func checkedString(what string, b []byte) (string, error) {
 	return string(b), nil
 }
 
-func decodeAutotuneEntry(b []byte) (AutotuneEntry, error) {
-	var e AutotuneEntry
+func decodeAutotuneEntry(b []byte) (Entry, error) {
+	var e Entry
 	var haveKey, haveValue bool
-	err := eachField(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
 		var err error
 		switch num {
 		case 1:
@@ -180,7 +181,7 @@ func decodeAutotuneEntry(b []byte) (AutotuneEntry, error) {
 			err = decodeAutotuneValue(data, &e)
 		}
 		return err
-	}, fieldTypes{1: protowire.BytesType, 2: protowire.BytesType})
+	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
 	if err != nil {
 		return e, err
 	}
@@ -190,11 +191,11 @@ func decodeAutotuneEntry(b []byte) (AutotuneEntry, error) {
 	return e, nil
 }
 
-func decodeAutotuneKey(b []byte, e *AutotuneEntry) error {
-	return eachField(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
+func decodeAutotuneKey(b []byte, e *Entry) error {
+	return pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
 		switch num {
 		case 1: // AutotuneTargetKey
-			return eachField(data, func(num protowire.Number, _ protowire.Type, _ uint64, s []byte) error {
+			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, _ uint64, s []byte) error {
 				var err error
 				switch num {
 				case 1:
@@ -205,9 +206,9 @@ func decodeAutotuneKey(b []byte, e *AutotuneEntry) error {
 					e.HLOFingerprint, err = checkedString("AutotuneTargetKey.hlo_fingerprint", s)
 				}
 				return err
-			}, fieldTypes{1: protowire.BytesType, 2: protowire.BytesType, 3: protowire.BytesType})
+			}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType, 3: protowire.BytesType})
 		case 2: // AutotuneEnvironmentKey
-			return eachField(data, func(num protowire.Number, _ protowire.Type, _ uint64, s []byte) error {
+			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, _ uint64, s []byte) error {
 				var err error
 				switch num {
 				case 1:
@@ -216,40 +217,40 @@ func decodeAutotuneKey(b []byte, e *AutotuneEntry) error {
 					e.CodegenOptionsFingerprint, err = checkedString("AutotuneEnvironmentKey.codegen_options_fingerprint", s)
 				}
 				return err
-			}, fieldTypes{1: protowire.BytesType, 2: protowire.BytesType})
+			}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
 		}
 		return nil
-	}, fieldTypes{1: protowire.BytesType, 2: protowire.BytesType})
+	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
 }
 
-func decodeAutotuneValue(b []byte, e *AutotuneEntry) error {
-	return eachField(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
+func decodeAutotuneValue(b []byte, e *Entry) error {
+	return pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
 		switch num {
 		case 1: // Config
-			return eachField(data, func(num protowire.Number, _ protowire.Type, v uint64, cfg []byte) error {
+			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, v uint64, cfg []byte) error {
 				switch num {
 				case 1:
-					e.Backend = AutotuneBackend(int32(v))
+					e.Backend = Backend(int32(v))
 				case 2:
 					return decodeBackendConfig(cfg, &e.Config)
 				}
 				return nil
-			}, fieldTypes{1: protowire.VarintType, 2: protowire.BytesType})
+			}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType})
 		case 2:
 			var err error
 			e.BackendVersion, err = checkedString("AutotuneValue.optimal_backend_version", data)
 			return err
 		}
 		return nil
-	}, fieldTypes{1: protowire.BytesType, 2: protowire.BytesType})
+	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
 }
 
-func decodeBackendConfig(b []byte, c *AutotuneConfig) error {
-	return eachField(b, func(num protowire.Number, typ protowire.Type, _ uint64, data []byte) error {
+func decodeBackendConfig(b []byte, c *Config) error {
+	return pbwire.Each(b, func(num protowire.Number, typ protowire.Type, _ uint64, data []byte) error {
 		if typ != protowire.BytesType { // Every member of the oneof is a message.
-			return wireTypeError(fmt.Sprintf("BackendConfig field %d", num), typ)
+			return pbwire.WireTypeError(fmt.Sprintf("BackendConfig field %d", num), typ)
 		}
-		*c = AutotuneConfig{Field: int(num), Kind: backendConfigKinds[int(num)]} // Last member wins, as in protobuf.
+		*c = Config{Field: int(num), Kind: backendConfigKinds[int(num)]} // Last member wins, as in protobuf.
 		if c.Kind == "" {
 			c.Kind = fmt.Sprintf("unknown (field %d)", num)
 		}
@@ -275,7 +276,7 @@ func decodeBackendConfig(b []byte, c *AutotuneConfig) error {
 
 func decodeGemmKey(b []byte) (*GemmKeyConfig, error) {
 	g := &GemmKeyConfig{}
-	return g, eachField(b, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
+	return g, pbwire.Each(b, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
 		switch num {
 		case 1:
 			g.Algorithm = int64(v)
@@ -283,12 +284,12 @@ func decodeGemmKey(b []byte) (*GemmKeyConfig, error) {
 			g.WorkspaceSize = int64(v)
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.VarintType})
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType})
 }
 
 func decodeTritonGemmKey(b []byte) (*TritonGemmConfig, error) {
 	t := &TritonGemmConfig{}
-	return t, eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, _ []byte) error {
+	return t, pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, _ []byte) error {
 		if typ != protowire.VarintType {
 			return nil // Field 8 was a ClusterDims message in 2024's TritonGemmKey; skip such older members.
 		}
@@ -322,7 +323,7 @@ func decodeTritonGemmKey(b []byte) (*TritonGemmConfig, error) {
 
 func decodeBlockLevel(b []byte) (*BlockLevelConfig, error) {
 	c := &BlockLevelConfig{}
-	return c, eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	return c, pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1: // Retired output_tile_sizes: one tile.
 			sizes, err := packedInt64s(typ, v, data)
@@ -337,7 +338,7 @@ func decodeBlockLevel(b []byte) (*BlockLevelConfig, error) {
 			c.NumWarps = int64(v)
 		case 3: // Tile { repeated int64 sizes = 1; }
 			var tile []int64
-			err := eachField(data, func(num protowire.Number, typ protowire.Type, v uint64, d []byte) error {
+			err := pbwire.Each(data, func(num protowire.Number, typ protowire.Type, v uint64, d []byte) error {
 				if num == 1 {
 					sizes, err := packedInt64s(typ, v, d)
 					tile = append(tile, sizes...)
@@ -359,7 +360,7 @@ func decodeBlockLevel(b []byte) (*BlockLevelConfig, error) {
 			c.WarpSpecialization = v != 0
 		}
 		return nil
-	}, fieldTypes{2: protowire.VarintType, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.VarintType,
+	}, pbwire.Types{2: protowire.VarintType, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.VarintType,
 		6: protowire.VarintType, 7: protowire.VarintType})
 }
 
@@ -369,7 +370,7 @@ func packedInt64s(typ protowire.Type, v uint64, data []byte) ([]int64, error) {
 		return []int64{int64(v)}, nil
 	}
 	if typ != protowire.BytesType {
-		return nil, wireTypeError("repeated int64", typ)
+		return nil, pbwire.WireTypeError("repeated int64", typ)
 	}
 	var out []int64
 	for len(data) > 0 {
@@ -385,7 +386,7 @@ func packedInt64s(typ protowire.Type, v uint64, data []byte) ([]int64, error) {
 
 func decodeDNNAlgorithm(b []byte) (*DNNAlgorithm, error) {
 	a := &DNNAlgorithm{}
-	return a, eachField(b, func(num protowire.Number, _ protowire.Type, v uint64, data []byte) error {
+	return a, pbwire.Each(b, func(num protowire.Number, _ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			a.AlgoID = int64(v)
@@ -393,14 +394,14 @@ func decodeDNNAlgorithm(b []byte) (*DNNAlgorithm, error) {
 			a.TensorOps = v == 1
 		case 4: // map<int64, int64> entry { key=1, value=2 }
 			var k, val int64
-			err := eachField(data, func(num protowire.Number, _ protowire.Type, x uint64, _ []byte) error {
+			err := pbwire.Each(data, func(num protowire.Number, _ protowire.Type, x uint64, _ []byte) error {
 				if num == 1 {
 					k = int64(x)
 				} else if num == 2 {
 					val = int64(x)
 				}
 				return nil
-			}, fieldTypes{1: protowire.VarintType, 2: protowire.VarintType})
+			}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType})
 			if err != nil {
 				return fmt.Errorf("tuning_knobs: %w", err)
 			}
@@ -410,24 +411,24 @@ func decodeDNNAlgorithm(b []byte) (*DNNAlgorithm, error) {
 			a.TuningKnobs[k] = val
 		case 6: // google.protobuf.UInt64Value { value=1 }
 			var ws uint64
-			err := eachField(data, func(num protowire.Number, _ protowire.Type, x uint64, _ []byte) error {
+			err := pbwire.Each(data, func(num protowire.Number, _ protowire.Type, x uint64, _ []byte) error {
 				if num == 1 {
 					ws = x
 				}
 				return nil
-			}, fieldTypes{1: protowire.VarintType})
+			}, pbwire.Types{1: protowire.VarintType})
 			if err != nil {
 				return fmt.Errorf("workspace_size: %w", err)
 			}
 			a.Workspace = &ws
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.VarintType, 4: protowire.BytesType, 6: protowire.BytesType})
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType, 4: protowire.BytesType, 6: protowire.BytesType})
 }
 
 func decodeNativeEmitter(b []byte) (*NativeEmitterConfig, error) {
 	c := &NativeEmitterConfig{}
-	return c, eachField(b, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
+	return c, pbwire.Each(b, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
 		switch num {
 		case 1:
 			c.Type = int32(v)
@@ -435,5 +436,5 @@ func decodeNativeEmitter(b []byte) (*NativeEmitterConfig, error) {
 			c.UnrollFactor = int32(v)
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.VarintType})
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType})
 }

@@ -1,4 +1,4 @@
-package profile
+package nvml
 
 import (
 	"errors"
@@ -40,12 +40,12 @@ type fakeReader struct {
 func (f *fakeReader) Name() string     { return "Fake GPU" }
 func (f *fakeReader) MemTotal() uint64 { return 141 << 30 }
 func (f *fakeReader) Close()           { f.closed.Store(true) }
-func (f *fakeReader) Read() (GPUSample, error) {
+func (f *fakeReader) Read() (Sample, error) {
 	i := f.n.Add(1)
 	if i == 2 {
-		return GPUSample{}, errors.New("transient")
+		return Sample{}, errors.New("transient")
 	}
-	return GPUSample{UtilPct: float64(10 * (i % 5)), MemUsedBytes: uint64(i) << 20, SMClockMHz: 1980, PowerW: 300 + float64(i)}, nil
+	return Sample{UtilPct: float64(10 * (i % 5)), MemUsedBytes: uint64(i) << 20, SMClockMHz: 1980, PowerW: 300 + float64(i)}, nil
 }
 
 func TestSamplerLoop(t *testing.T) {
@@ -68,16 +68,16 @@ func TestSamplerLoop(t *testing.T) {
 }
 
 func TestSummarizeSamples(t *testing.T) {
-	var smp []GPUSample
+	var smp []Sample
 	for _, u := range []float64{10, 20, 90, 40} {
-		smp = append(smp, GPUSample{UtilPct: u, PowerW: u, MemUsedBytes: uint64(u)})
+		smp = append(smp, Sample{UtilPct: u, PowerW: u, MemUsedBytes: uint64(u)})
 	}
 	s := summarizeSamples(smp, 25*time.Millisecond, time.Second)
 	if s.UtilMeanPct != 40 || s.UtilMedianPct != 30 || s.UtilMaxPct != 90 || s.PowerMaxW != 90 || s.MemUsedMaxBytes != 90 ||
 		s.IntervalMs != 25 || s.Samples != 4 {
 		t.Errorf("%+v", s)
 	}
-	many := make([]GPUSample, 5*MaxSeriesSamples)
+	many := make([]Sample, 5*MaxSeriesSamples)
 	if got := summarizeSamples(many, time.Millisecond, time.Second); len(got.Series) != MaxSeriesSamples {
 		t.Errorf("series not thinned: %d", len(got.Series))
 	}

@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 // XLA's GPU autotune results file: what the first call's minute was spent on.
 //
@@ -56,50 +56,52 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/textfmt"
 )
 
-// Errors returned by DecodeAutotuneCache (wrapped, test them with errors.Is).
+// Errors returned by Decode (wrapped, test them with errors.Is).
 var (
-	// ErrAutotuneEmpty: the file holds no entry: no bytes at all (what a killed writer leaves, or the
+	// ErrEmpty: the file holds no entry: no bytes at all (what a killed writer leaves, or the
 	// serialization of a cache with nothing in it), or only the cache's scope strings.
-	ErrAutotuneEmpty = errors.New("empty autotune results file (no autotuned instruction)")
-	// ErrAutotuneTruncated: a message runs past the end of the file (a partial write or a cut copy).
-	ErrAutotuneTruncated = errors.New("truncated autotune results file")
-	// ErrNotAutotuneCache: the bytes are not an xla.autotuner.AutotuneCache (another proto, the legacy
+	ErrEmpty = errors.New("empty autotune results file (no autotuned instruction)")
+	// ErrTruncated: a message runs past the end of the file (a partial write or a cut copy).
+	ErrTruncated = errors.New("truncated autotune results file")
+	// ErrNotCache: the bytes are not an xla.autotuner.AutotuneCache (another proto, the legacy
 	// xla.AutotuneResults, a text proto, random bytes).
-	ErrNotAutotuneCache = errors.New("not an XLA autotune cache (xla.autotuner.AutotuneCache)")
+	ErrNotCache = errors.New("not an XLA autotune cache (xla.autotuner.AutotuneCache)")
 )
 
-// AutotuneBackend is the xla.autotuner.Backend enum value of the backend that won an instruction.
-type AutotuneBackend int32
+// Backend is the xla.autotuner.Backend enum value of the backend that won an instruction.
+type Backend int32
 
 // The Backend values named in xla/backends/autotuner/backends.proto.
 const (
-	BackendCUDNN               AutotuneBackend = 1
-	BackendTriton              AutotuneBackend = 2
-	BackendCUBLAS              AutotuneBackend = 3 // Retired (reserved) in 2026.
-	BackendCUBLASLt            AutotuneBackend = 4
-	BackendROCBLAS             AutotuneBackend = 5 // Retired (reserved) in 2026.
-	BackendHIPBLASLt           AutotuneBackend = 6
-	BackendMIOpen              AutotuneBackend = 7
-	BackendCustomKernel        AutotuneBackend = 8
-	BackendBlockLevelEmitter   AutotuneBackend = 9
-	BackendNativeEmitter       AutotuneBackend = 10
-	BackendLLVMKernelEmitter   AutotuneBackend = 11
-	BackendCUBLASFission       AutotuneBackend = 12 // Retired (reserved) in 2026.
-	BackendCUBLASLtFission     AutotuneBackend = 13
-	BackendCustomKernelFission AutotuneBackend = 14
-	BackendROCBLASFission      AutotuneBackend = 15 // Retired (reserved) in 2026.
+	BackendCUDNN               Backend = 1
+	BackendTriton              Backend = 2
+	BackendCUBLAS              Backend = 3 // Retired (reserved) in 2026.
+	BackendCUBLASLt            Backend = 4
+	BackendROCBLAS             Backend = 5 // Retired (reserved) in 2026.
+	BackendHIPBLASLt           Backend = 6
+	BackendMIOpen              Backend = 7
+	BackendCustomKernel        Backend = 8
+	BackendBlockLevelEmitter   Backend = 9
+	BackendNativeEmitter       Backend = 10
+	BackendLLVMKernelEmitter   Backend = 11
+	BackendCUBLASFission       Backend = 12 // Retired (reserved) in 2026.
+	BackendCUBLASLtFission     Backend = 13
+	BackendCustomKernelFission Backend = 14
+	BackendROCBLASFission      Backend = 15 // Retired (reserved) in 2026.
 )
 
-var autotuneBackendNames = map[AutotuneBackend]string{
+var autotuneBackendNames = map[Backend]string{
 	0: "UNSPECIFIED_BACKEND", 1: "CUDNN", 2: "TRITON", 3: "CUBLAS", 4: "CUBLASLT", 5: "ROCBLAS", 6: "HIPBLASLT",
 	7: "MIOPEN", 8: "CUSTOM_KERNEL", 9: "BLOCK_LEVEL_EMITTER", 10: "NATIVE_EMITTER", 11: "LLVM_KERNEL_EMITTER",
 	12: "CUBLAS_FISSION", 13: "CUBLASLT_FISSION", 14: "CUSTOM_KERNEL_FISSION", 15: "ROCBLAS_FISSION",
 }
 
 // String is the enum name from backends.proto, or "unknown (Backend N)".
-func (b AutotuneBackend) String() string {
+func (b Backend) String() string {
 	if s, ok := autotuneBackendNames[b]; ok {
 		return s
 	}
@@ -108,7 +110,7 @@ func (b AutotuneBackend) String() string {
 
 // Tunes says in words what the backend chooses per instruction (from its BackendConfig member and the backend's
 // source in xla/backends/gpu/autotuner/).
-func (b AutotuneBackend) Tunes() string {
+func (b Backend) Tunes() string {
 	switch b {
 	case BackendCUDNN:
 		return "cuDNN engine for a convolution (AlgorithmProto: algo_id, tuning knobs, workspace) or plan of a cuDNN fusion"
@@ -132,47 +134,47 @@ func (b AutotuneBackend) Tunes() string {
 	return "unknown"
 }
 
-// AutotuneCache summarizes one autotune results file.
-type AutotuneCache struct {
+// Cache summarizes one autotune results file.
+type Cache struct {
 	NumEntries int // Autotuned instructions: one per distinct HLO fingerprint and device.
 	// Scope fields of the cache itself (empty in the H200 file; newer writers fill them).
 	DeviceScope, ExplicitVersionScope string
-	Devices                           []string                 // Distinct AutotuneTargetKey.device fingerprints, sorted.
-	CodegenVersions                   []string                 // Distinct AutotuneEnvironmentKey.codegen_version, sorted.
-	Backends                          []AutotuneBackendSummary // Most entries first.
-	Entries                           []AutotuneEntry          // In file order.
+	Devices                           []string         // Distinct AutotuneTargetKey.device fingerprints, sorted.
+	CodegenVersions                   []string         // Distinct AutotuneEnvironmentKey.codegen_version, sorted.
+	Backends                          []BackendSummary // Most entries first.
+	Entries                           []Entry          // In file order.
 }
 
-// AutotuneBackendSummary is what one backend won.
-type AutotuneBackendSummary struct {
-	Backend  AutotuneBackend
+// BackendSummary is what one backend won.
+type BackendSummary struct {
+	Backend  Backend
 	Name     string // Backend.String().
 	Entries  int
 	Versions []string // Distinct optimal_backend_version, sorted (cuDNN "9.19.0", Triton a commit hash, ...).
-	// Configs is every distinct chosen config in words (AutotuneConfig.Choice) with how many entries chose it,
+	// Configs is every distinct chosen config in words (Config.Choice) with how many entries chose it,
 	// most frequent first.
-	Configs []AutotuneCount
+	Configs []Count
 	// AlgoIDs is the cuDNN (or MIOpen) algo_id histogram, most frequent first; nil for other backends.
-	AlgoIDs []AutotuneCount
+	AlgoIDs []Count
 }
 
-// AutotuneCount is one histogram bar.
-type AutotuneCount struct {
+// Count is one histogram bar.
+type Count struct {
 	What  string
 	Count int
 }
 
-// AutotuneEntry is one decoded xla.autotuner.AutotuneEntry.
-type AutotuneEntry struct {
+// Entry is one decoded xla.autotuner.Entry.
+type Entry struct {
 	Device, ExplicitVersion, HLOFingerprint   string // AutotuneTargetKey.
 	CodegenVersion, CodegenOptionsFingerprint string // AutotuneEnvironmentKey.
-	Backend                                   AutotuneBackend
+	Backend                                   Backend
 	BackendVersion                            string // AutotuneValue.optimal_backend_version.
-	Config                                    AutotuneConfig
+	Config                                    Config
 }
 
-// AutotuneConfig is the chosen BackendConfig; at most one of the pointers is set (it is a oneof).
-type AutotuneConfig struct {
+// Config is the chosen BackendConfig; at most one of the pointers is set (it is a oneof).
+type Config struct {
 	Field         int    // The oneof member's field number, 0 when the BackendConfig is empty.
 	Kind          string // Its name in backend_config.proto, or "unknown (field N)".
 	Gemm          *GemmKeyConfig
@@ -223,16 +225,16 @@ var nativeEmitterTypes = []string{"INVALID", "LOOP", "IN_PLACE_DYNAMIC_UPDATE_SL
 
 // String says the chosen config in words, with the cuDNN workspace size (which follows from the choice and the
 // shape).
-func (c AutotuneConfig) String() string {
+func (c Config) String() string {
 	s := c.Choice()
 	if c.Algorithm != nil && c.Algorithm.Workspace != nil {
-		s += ", workspace " + fmtBytes(int64(*c.Algorithm.Workspace))
+		s += ", workspace " + textfmt.Bytes(int64(*c.Algorithm.Workspace))
 	}
 	return s
 }
 
 // Choice says the chosen config in words, without the cuDNN workspace size: what the histograms count.
-func (c AutotuneConfig) Choice() string {
+func (c Config) Choice() string {
 	switch {
 	case c.Field == 0:
 		return "no config"
@@ -312,22 +314,22 @@ func intsString(v []int64) string {
 	return "[" + strings.Join(s, ",") + "]"
 }
 
-func (c *AutotuneCache) summarize() {
+func (c *Cache) summarize() {
 	c.NumEntries = len(c.Entries)
 	devices, codegen := map[string]bool{}, map[string]bool{}
 	type acc struct {
-		s        AutotuneBackendSummary
+		s        BackendSummary
 		versions map[string]bool
 		configs  map[string]int
 		algos    map[string]int
 	}
-	byBackend := map[AutotuneBackend]*acc{}
+	byBackend := map[Backend]*acc{}
 	for _, e := range c.Entries {
 		devices[e.Device] = true
 		codegen[e.CodegenVersion] = true
 		a := byBackend[e.Backend]
 		if a == nil {
-			a = &acc{s: AutotuneBackendSummary{Backend: e.Backend, Name: e.Backend.String()},
+			a = &acc{s: BackendSummary{Backend: e.Backend, Name: e.Backend.String()},
 				versions: map[string]bool{}, configs: map[string]int{}, algos: map[string]int{}}
 			byBackend[e.Backend] = a
 		}
@@ -365,10 +367,10 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // histogram sorts counts by count, then by key (numerically when both keys are numbers).
-func histogram(m map[string]int) []AutotuneCount {
-	out := make([]AutotuneCount, 0, len(m))
+func histogram(m map[string]int) []Count {
+	out := make([]Count, 0, len(m))
 	for k, n := range m {
-		out = append(out, AutotuneCount{What: k, Count: n})
+		out = append(out, Count{What: k, Count: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {
@@ -385,23 +387,23 @@ func histogram(m map[string]int) []AutotuneCount {
 }
 
 // Backend returns the summary of one backend (zero value with Entries 0 when it won nothing).
-func (c AutotuneCache) Backend(b AutotuneBackend) AutotuneBackendSummary {
+func (c Cache) Backend(b Backend) BackendSummary {
 	for _, s := range c.Backends {
 		if s.Backend == b {
 			return s
 		}
 	}
-	return AutotuneBackendSummary{Backend: b, Name: b.String()}
+	return BackendSummary{Backend: b, Name: b.String()}
 }
 
 // Markdown is a short table of what was autotuned, and the most frequent choices of each backend.
-func (c AutotuneCache) Markdown() string {
+func (c Cache) Markdown() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%d autotuned instructions for %d device type%s:\n\n", c.NumEntries, len(c.Devices),
 		plural(int64(len(c.Devices))))
 	sb.WriteString("| backend | entries | what it tunes |\n|---|---:|---|\n")
 	for _, b := range c.Backends {
-		fmt.Fprintf(&sb, "| %s | %d | %s |\n", mdEsc(b.Name), b.Entries, mdEsc(b.Backend.Tunes()))
+		fmt.Fprintf(&sb, "| %s | %d | %s |\n", textfmt.MdEsc(b.Name), b.Entries, textfmt.MdEsc(b.Backend.Tunes()))
 	}
 	sb.WriteString("\nEach entry is one autotuned instruction (one convolution, GEMM or fusion shape, told apart " +
 		"by the fingerprint of its HLO): on a cold compile XLA compiled every candidate config for it and, where " +
@@ -409,21 +411,21 @@ func (c AutotuneCache) Markdown() string {
 		"warm cache (--xla_gpu_load_autotune_results_from) turns each entry into a lookup.\n\nMost chosen:\n\n")
 	for _, b := range c.Backends {
 		if b.AlgoIDs != nil {
-			fmt.Fprintf(&sb, "- %s algo_id: %s\n", mdEsc(b.Name), topCounts(b.AlgoIDs, 5))
+			fmt.Fprintf(&sb, "- %s algo_id: %s\n", textfmt.MdEsc(b.Name), topCounts(b.AlgoIDs, 5))
 		}
-		fmt.Fprintf(&sb, "- %s: %s\n", mdEsc(b.Name), topCounts(b.Configs, 3))
+		fmt.Fprintf(&sb, "- %s: %s\n", textfmt.MdEsc(b.Name), topCounts(b.Configs, 3))
 	}
 	return sb.String()
 }
 
-func topCounts(h []AutotuneCount, n int) string {
+func topCounts(h []Count, n int) string {
 	parts := make([]string, 0, n+1)
 	for i, x := range h {
 		if i == n {
 			parts = append(parts, fmt.Sprintf("… (%d distinct)", len(h)))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s ×%d", mdEsc(x.What), x.Count))
+		parts = append(parts, fmt.Sprintf("%s ×%d", textfmt.MdEsc(x.What), x.Count))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -18,7 +19,7 @@ import (
 const h200AutotuneFile = "testdata/h200_xla_autotune.pb"
 
 func TestAutotuneCacheH200(t *testing.T) {
-	c, err := ReadAutotuneCache(h200AutotuneFile)
+	c, err := ReadCache(h200AutotuneFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestAutotuneCacheH200(t *testing.T) {
 	}
 
 	want := []struct {
-		backend AutotuneBackend
+		backend Backend
 		name    string
 		entries int
 		version string
@@ -66,7 +67,7 @@ func TestAutotuneCacheH200(t *testing.T) {
 	// Every entry: a distinct 32-hex HLO fingerprint, and the BackendConfig member of its backend.
 	hex32 := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	seen := map[string]bool{}
-	kinds := map[AutotuneBackend]string{}
+	kinds := map[Backend]string{}
 	for _, w := range want {
 		kinds[w.backend] = w.kind
 	}
@@ -82,7 +83,7 @@ func TestAutotuneCacheH200(t *testing.T) {
 
 	// What each backend chose.
 	cudnn := c.Backend(BackendCUDNN)
-	wantAlgos := []AutotuneCount{{"58", 83}, {"62", 53}, {"5", 42}, {"16", 29}, {"39", 13}}
+	wantAlgos := []Count{{"58", 83}, {"62", 53}, {"5", 42}, {"16", 29}, {"39", 13}}
 	for i, w := range wantAlgos {
 		if cudnn.AlgoIDs[i] != w {
 			t.Errorf("cuDNN algo histogram[%d] = %v, want %v", i, cudnn.AlgoIDs[i], w)
@@ -91,13 +92,13 @@ func TestAutotuneCacheH200(t *testing.T) {
 	if len(cudnn.AlgoIDs) != 12 {
 		t.Errorf("cuDNN: %d distinct algo ids, want 12", len(cudnn.AlgoIDs))
 	}
-	if got := c.Backend(BackendTriton).Configs[0]; got != (AutotuneCount{"tile 64×64×32 (m×n×k), 1 stage, 2 warps, 1 CTA", 6}) {
+	if got := c.Backend(BackendTriton).Configs[0]; got != (Count{"tile 64×64×32 (m×n×k), 1 stage, 2 warps, 1 CTA", 6}) {
 		t.Errorf("top Triton config: %v", got)
 	}
 	if got := c.Backend(BackendNativeEmitter).Configs; len(got) != 1 || got[0].Count != 506 {
 		t.Errorf("native emitter configs: %v, want one default config ×506", got)
 	}
-	if got := c.Backend(BackendBlockLevelEmitter).Configs[0]; got != (AutotuneCount{"output tile [8], 2 warps, 1 CTA, 1 stage", 5}) {
+	if got := c.Backend(BackendBlockLevelEmitter).Configs[0]; got != (Count{"output tile [8], 2 warps, 1 CTA, 1 stage", 5}) {
 		t.Errorf("top block-level config: %v", got)
 	}
 	if got := c.Entries[0].Config.String(); got != "default emitter (type and unroll factor unset)" {
@@ -123,7 +124,7 @@ func TestAutotuneCacheErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xspace, err := os.ReadFile("testdata/h200_gpu_test.xplane.pb") // A real XSpace from the same GPU.
+	xspace, err := os.ReadFile("../../profile/testdata/h200_gpu_test.xplane.pb") // A real XSpace from the same GPU (profile's test data).
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +135,8 @@ func TestAutotuneCacheErrors(t *testing.T) {
 	}
 	// xla.AutotuneResults of XLA's legacy autotuner (xla/autotune_results.proto: version=1, results=4
 	// { device=1, hlo=2, result=3 }).
-	legacy := (&pb{}).varint(1, 3).msg(4, (&pb{}).str(1, "CUDA: 9.0, Cores: 132").str(2, "{...}").
-		msg(3, (&pb{}).varint(8, 0))).b
+	legacy := new(pbwire.Msg).Varint(1, 3).Msg(4, new(pbwire.Msg).Str(1, "CUDA: 9.0, Cores: 132").Str(2, "{...}").
+		Msg(3, new(pbwire.Msg).Varint(8, 0))).B
 
 	cases := []struct {
 		name string
@@ -143,21 +144,21 @@ func TestAutotuneCacheErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{"empty", nil, ErrAutotuneEmpty, "empty"},
-		{"scope only", (&pb{}).str(1, "ed0e56ab8b2a0ecb").b, ErrAutotuneEmpty, `device "ed0e56ab8b2a0ecb"`},
-		{"cut in the last entry", file[:len(file)-1], ErrAutotuneTruncated, "after 784 entries"},
-		{"cut in the middle", file[:len(file)/2], ErrAutotuneTruncated, "runs past the end of the 39101-byte file"},
-		{"cut in the first entry", file[:5], ErrAutotuneTruncated, "byte 0 (after 0 entries)"},
-		{"xspace", xspace, ErrNotAutotuneCache, "not a UTF-8 string"},
-		{"random bytes", random, ErrNotAutotuneCache, "autotune cache"},
-		{"text proto", []byte("entries { key { target { device: \"x\" } } }\n"), ErrNotAutotuneCache, "the file is text"},
-		{"legacy AutotuneResults", legacy, ErrNotAutotuneCache, "legacy xla.AutotuneResults (version 3, 1 results"},
-		{"entry without value", (&pb{}).msg(3, (&pb{}).msg(1, (&pb{}).msg(1, (&pb{}).str(3, "00")))).b,
-			ErrNotAutotuneCache, "without key (field 1) or value (field 2)"},
+		{"empty", nil, ErrEmpty, "empty"},
+		{"scope only", new(pbwire.Msg).Str(1, "ed0e56ab8b2a0ecb").B, ErrEmpty, `device "ed0e56ab8b2a0ecb"`},
+		{"cut in the last entry", file[:len(file)-1], ErrTruncated, "after 784 entries"},
+		{"cut in the middle", file[:len(file)/2], ErrTruncated, "runs past the end of the 39101-byte file"},
+		{"cut in the first entry", file[:5], ErrTruncated, "byte 0 (after 0 entries)"},
+		{"xspace", xspace, ErrNotCache, "not a UTF-8 string"},
+		{"random bytes", random, ErrNotCache, "autotune cache"},
+		{"text proto", []byte("entries { key { target { device: \"x\" } } }\n"), ErrNotCache, "the file is text"},
+		{"legacy AutotuneResults", legacy, ErrNotCache, "legacy xla.AutotuneResults (version 3, 1 results"},
+		{"entry without value", new(pbwire.Msg).Msg(3, new(pbwire.Msg).Msg(1, new(pbwire.Msg).Msg(1, new(pbwire.Msg).Str(3, "00")))).B,
+			ErrNotCache, "without key (field 1) or value (field 2)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeAutotuneCache(tc.data)
+			_, err := Decode(tc.data)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
@@ -168,16 +169,16 @@ func TestAutotuneCacheErrors(t *testing.T) {
 		})
 	}
 
-	// The same through ReadAutotuneCache, on files: an empty file is what a killed writer leaves.
+	// The same through ReadCache, on files: an empty file is what a killed writer leaves.
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.pb")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadAutotuneCache(empty); !errors.Is(err, ErrAutotuneEmpty) || !strings.Contains(err.Error(), empty) {
+	if _, err := ReadCache(empty); !errors.Is(err, ErrEmpty) || !strings.Contains(err.Error(), empty) {
 		t.Errorf("empty file: %v", err)
 	}
-	if _, err := ReadAutotuneCache(filepath.Join(dir, "missing.pb")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := ReadCache(filepath.Join(dir, "missing.pb")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -198,7 +199,7 @@ func TestAutotuneCacheCutBetweenEntries(t *testing.T) {
 		}
 		off += n + m
 	}
-	c, err := DecodeAutotuneCache(file[:off])
+	c, err := Decode(file[:off])
 	if err != nil || c.NumEntries != 100 {
 		t.Fatalf("first 100 entries: %d, %v", c.NumEntries, err)
 	}

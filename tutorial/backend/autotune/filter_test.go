@@ -1,4 +1,4 @@
-package profile
+package autotune
 
 import (
 	"bytes"
@@ -14,11 +14,11 @@ func TestFilterAutotuneCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := DecodeAutotuneCache(data)
+	all, err := Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	same, n, err := FilterAutotuneCache(data, func(AutotuneEntry) bool { return false })
+	same, n, err := Filter(data, func(Entry) bool { return false })
 	if err != nil || n != 0 || !bytes.Equal(same, data) {
 		t.Fatalf("keeping everything: %d dropped, err %v, identical %v", n, err, bytes.Equal(same, data))
 	}
@@ -37,14 +37,14 @@ func TestFilterAutotuneCache(t *testing.T) {
 	if want == 0 {
 		t.Fatal("the testdata cache has no cuDNN convolution entries")
 	}
-	out, n, err := FilterAutotuneCache(data, DropCudnnAlgos(algo))
+	out, n, err := Filter(data, DropCudnnAlgos(algo))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != want {
 		t.Errorf("dropped %d entries, want the %d that chose algo %d", n, want, algo)
 	}
-	got, err := DecodeAutotuneCache(out)
+	got, err := Decode(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestFilterAutotuneCache(t *testing.T) {
 		}
 		i++
 	}
-	if _, _, err := FilterAutotuneCache([]byte("not a cache"), DropCudnnAlgos(algo)); !errors.Is(err, ErrNotAutotuneCache) {
-		t.Errorf("bad input: err %v, want ErrNotAutotuneCache", err)
+	if _, _, err := Filter([]byte("not a cache"), DropCudnnAlgos(algo)); !errors.Is(err, ErrNotCache) {
+		t.Errorf("bad input: err %v, want ErrNotCache", err)
 	}
 }

@@ -1,8 +1,8 @@
-package profile
+package autotune
 
 import "google.golang.org/protobuf/encoding/protowire"
 
-// FilterAutotuneCache returns the binary cache data without the entries for which drop returns true, and how many
+// Filter returns the binary cache data without the entries for which drop returns true, and how many
 // it dropped. Every other field is copied byte for byte, so what XLA reads back is what it wrote.
 //
 // Why: a cache entry pins XLA's choice for an instruction; a process that loads it never tunes that instruction
@@ -10,8 +10,8 @@ import "google.golang.org/protobuf/encoding/protowire"
 // in assets/gpu-runs/2026-12-03-h200-run18 and -run19, which asked whether the runtime-compiled depthwise
 // engines could be avoided — the entries that chose the excluded engines have to go, and only those: the rest of
 // the cache stays warm.
-func FilterAutotuneCache(data []byte, drop func(AutotuneEntry) bool) ([]byte, int, error) {
-	c, err := DecodeAutotuneCache(data) // checks every field; its entries are the field-3 values, in order
+func Filter(data []byte, drop func(Entry) bool) ([]byte, int, error) {
+	c, err := Decode(data) // checks every field; its entries are the field-3 values, in order
 	if err != nil {
 		return nil, 0, err
 	}
@@ -34,9 +34,9 @@ func FilterAutotuneCache(data []byte, drop func(AutotuneEntry) bool) ([]byte, in
 	return out, dropped, nil
 }
 
-// DropCudnnAlgos is a FilterAutotuneCache predicate: the cuDNN convolution entries that chose one of algos.
-func DropCudnnAlgos(algos ...int64) func(AutotuneEntry) bool {
-	return func(e AutotuneEntry) bool {
+// DropCudnnAlgos is a Filter predicate: the cuDNN convolution entries that chose one of algos.
+func DropCudnnAlgos(algos ...int64) func(Entry) bool {
+	return func(e Entry) bool {
 		if e.Backend != BackendCUDNN || e.Config.Algorithm == nil {
 			return false
 		}

@@ -1,11 +1,11 @@
-package profile
+package nvml
 
 // A GPU sampler: what nvidia-smi would say, polled every few tens of milliseconds while the training loop runs.
 // It is the coarse, always-available view (no plugin, no CUPTI) that the PyTorch tutorial starts from, and the
 // cross-check of the kernel-level numbers: NVML's "GPU utilization" is the fraction of time at least one kernel
 // ran, like GPU busy % (but averaged by the driver over its own period, 1/6 s to 1 s depending on the GPU, so
 // samples closer than that repeat values). Memory "used" includes whatever the PJRT allocator reserved (see
-// memory.go), so it is an upper bound, not the model's footprint.
+// tutorial/profile/memory), so it is an upper bound, not the model's footprint.
 //
 // NVML is reached through github.com/NVIDIA/go-nvml, which dlopens libnvidia-ml.so.1 at Init: on a machine
 // without the driver, StartSampler returns an error saying "NVML not available: …" and a Sampler whose summary
@@ -19,8 +19,8 @@ import (
 	"time"
 )
 
-// GPUSample is one NVML reading.
-type GPUSample struct {
+// Sample is one NVML reading.
+type Sample struct {
 	AtMs         float64 `json:"t_ms"` // Since StartSampler.
 	UtilPct      float64 `json:"util_pct"`
 	MemUtilPct   float64 `json:"mem_util_pct"`
@@ -29,24 +29,24 @@ type GPUSample struct {
 	PowerW       float64 `json:"power_w"`
 }
 
-// GPUSamplerSummary summarizes a sampling run. When NVML is unavailable only Available=false and Reason are set.
-type GPUSamplerSummary struct {
-	Available       bool        `json:"available"`
-	Reason          string      `json:"reason,omitempty"`
-	Device          string      `json:"device,omitempty"`
-	Samples         int         `json:"samples"`
-	IntervalMs      float64     `json:"interval_ms"`
-	DurationMs      float64     `json:"duration_ms"`
-	UtilMeanPct     float64     `json:"util_mean_pct"`
-	UtilMedianPct   float64     `json:"util_median_pct"`
-	UtilMaxPct      float64     `json:"util_max_pct"`
-	MemUsedMaxBytes uint64      `json:"mem_used_max_bytes"`
-	MemTotalBytes   uint64      `json:"mem_total_bytes"`
-	SMClockMeanMHz  float64     `json:"sm_clock_mean_mhz"`
-	PowerMeanW      float64     `json:"power_mean_w"`
-	PowerMaxW       float64     `json:"power_max_w"`
-	Errors          int         `json:"read_errors,omitempty"`
-	Series          []GPUSample `json:"series,omitempty"` // At most MaxSeriesSamples, evenly thinned.
+// Summary summarizes a sampling run. When NVML is unavailable only Available=false and Reason are set.
+type Summary struct {
+	Available       bool     `json:"available"`
+	Reason          string   `json:"reason,omitempty"`
+	Device          string   `json:"device,omitempty"`
+	Samples         int      `json:"samples"`
+	IntervalMs      float64  `json:"interval_ms"`
+	DurationMs      float64  `json:"duration_ms"`
+	UtilMeanPct     float64  `json:"util_mean_pct"`
+	UtilMedianPct   float64  `json:"util_median_pct"`
+	UtilMaxPct      float64  `json:"util_max_pct"`
+	MemUsedMaxBytes uint64   `json:"mem_used_max_bytes"`
+	MemTotalBytes   uint64   `json:"mem_total_bytes"`
+	SMClockMeanMHz  float64  `json:"sm_clock_mean_mhz"`
+	PowerMeanW      float64  `json:"power_mean_w"`
+	PowerMaxW       float64  `json:"power_max_w"`
+	Errors          int      `json:"read_errors,omitempty"`
+	Series          []Sample `json:"series,omitempty"` // At most MaxSeriesSamples, evenly thinned.
 }
 
 // MaxSeriesSamples bounds the time series kept in a summary (and in report.json).
@@ -56,7 +56,7 @@ const MaxSeriesSamples = 600
 type gpuReader interface {
 	Name() string
 	MemTotal() uint64
-	Read() (GPUSample, error)
+	Read() (Sample, error)
 	Close()
 }
 
@@ -71,9 +71,9 @@ type Sampler struct {
 	once     sync.Once
 
 	mu      sync.Mutex
-	samples []GPUSample
+	samples []Sample
 	errors  int
-	summary GPUSamplerSummary
+	summary Summary
 }
 
 // DefaultSampleInterval is the polling period of StartSampler when 0 is given.
@@ -138,12 +138,12 @@ func (s *Sampler) Err() error {
 }
 
 // Stop ends sampling and returns the summary (safe to call more than once, and on a nil or no-op Sampler).
-func (s *Sampler) Stop() GPUSamplerSummary {
+func (s *Sampler) Stop() Summary {
 	if s == nil {
-		return GPUSamplerSummary{Reason: "NVML not available: no sampler"}
+		return Summary{Reason: "NVML not available: no sampler"}
 	}
 	if s.reader == nil {
-		return GPUSamplerSummary{Reason: s.reason}
+		return Summary{Reason: s.reason}
 	}
 	s.once.Do(func() {
 		close(s.stopCh)
@@ -159,8 +159,8 @@ func (s *Sampler) Stop() GPUSamplerSummary {
 	return s.summary
 }
 
-func summarizeSamples(samples []GPUSample, interval, elapsed time.Duration) GPUSamplerSummary {
-	sum := GPUSamplerSummary{Available: true, Samples: len(samples), IntervalMs: float64(interval.Microseconds()) / 1e3,
+func summarizeSamples(samples []Sample, interval, elapsed time.Duration) Summary {
+	sum := Summary{Available: true, Samples: len(samples), IntervalMs: float64(interval.Microseconds()) / 1e3,
 		DurationMs: float64(elapsed.Microseconds()) / 1e3}
 	if len(samples) == 0 {
 		return sum
@@ -185,7 +185,7 @@ func summarizeSamples(samples []GPUSample, interval, elapsed time.Duration) GPUS
 		sum.UtilMedianPct = (utils[m/2-1] + utils[m/2]) / 2
 	}
 	if len(samples) <= MaxSeriesSamples {
-		sum.Series = append([]GPUSample(nil), samples...)
+		sum.Series = append([]Sample(nil), samples...)
 	} else {
 		for i := range MaxSeriesSamples {
 			sum.Series = append(sum.Series, samples[i*len(samples)/MaxSeriesSamples])
@@ -195,7 +195,7 @@ func summarizeSamples(samples []GPUSample, interval, elapsed time.Duration) GPUS
 }
 
 // String is a one-line summary.
-func (g GPUSamplerSummary) String() string {
+func (g Summary) String() string {
 	if !g.Available {
 		return g.Reason
 	}

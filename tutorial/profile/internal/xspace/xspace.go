@@ -1,4 +1,4 @@
-package profile
+package xspace
 
 // XLA's profiler hands back an XSpace: a serialized protobuf (tensorflow.profiler.XSpace). GoMLX has no protoc step
 // and the tutorial must not grow one just to read a trace, so this file decodes the wire format directly with
@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -112,11 +113,11 @@ type XStatMetadata struct {
 // DecodeXSpace parses a serialized tensorflow.profiler.XSpace.
 func DecodeXSpace(b []byte) (*XSpace, error) {
 	s := &XSpace{}
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			if typ != protowire.BytesType {
-				return wireTypeError("XSpace.planes", typ)
+				return pbwire.WireTypeError("XSpace.planes", typ)
 			}
 			p, err := decodeXPlane(data)
 			if err != nil {
@@ -125,7 +126,7 @@ func DecodeXSpace(b []byte) (*XSpace, error) {
 			s.Planes = append(s.Planes, p)
 		case 2, 3, 4:
 			if typ != protowire.BytesType {
-				return wireTypeError("XSpace strings", typ)
+				return pbwire.WireTypeError("XSpace strings", typ)
 			}
 			switch num {
 			case 2:
@@ -146,7 +147,7 @@ func DecodeXSpace(b []byte) (*XSpace, error) {
 
 func decodeXPlane(b []byte) (*XPlane, error) {
 	p := &XPlane{EventMetadata: map[int64]*XEventMetadata{}, StatMetadata: map[int64]*XStatMetadata{}}
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			p.ID = int64(v)
@@ -192,14 +193,14 @@ func decodeXPlane(b []byte) (*XPlane, error) {
 			p.Stats = append(p.Stats, st)
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType, 4: protowire.BytesType,
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType, 4: protowire.BytesType,
 		5: protowire.BytesType, 6: protowire.BytesType})
 	return p, err
 }
 
 func decodeXLine(b []byte) (*XLine, error) {
 	l := &XLine{}
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			l.ID = int64(v)
@@ -221,14 +222,14 @@ func decodeXLine(b []byte) (*XLine, error) {
 			l.Events = append(l.Events, e)
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 10: protowire.VarintType, 2: protowire.BytesType, 11: protowire.BytesType,
+	}, pbwire.Types{1: protowire.VarintType, 10: protowire.VarintType, 2: protowire.BytesType, 11: protowire.BytesType,
 		3: protowire.VarintType, 9: protowire.VarintType, 4: protowire.BytesType})
 	return l, err
 }
 
 func decodeXEvent(b []byte) (XEvent, error) {
 	var e XEvent
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			e.MetadataID = int64(v)
@@ -246,14 +247,14 @@ func decodeXEvent(b []byte) (XEvent, error) {
 			e.Stats = append(e.Stats, st)
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.VarintType, 5: protowire.VarintType, 3: protowire.VarintType,
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType, 5: protowire.VarintType, 3: protowire.VarintType,
 		4: protowire.BytesType})
 	return e, err
 }
 
 func decodeXStat(b []byte) (XStat, error) {
 	var s XStat
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			s.MetadataID = int64(v)
@@ -271,14 +272,14 @@ func decodeXStat(b []byte) (XStat, error) {
 			s.Kind, s.Ref = StatRef, v
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.VarintType, 4: protowire.VarintType,
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.VarintType, 4: protowire.VarintType,
 		5: protowire.BytesType, 6: protowire.BytesType, 7: protowire.VarintType})
 	return s, err
 }
 
 func decodeXEventMetadata(b []byte) (*XEventMetadata, error) {
 	m := &XEventMetadata{}
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			m.ID = int64(v)
@@ -309,14 +310,14 @@ func decodeXEventMetadata(b []byte) (*XEventMetadata, error) {
 			}
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.BytesType, 4: protowire.BytesType, 3: protowire.BytesType,
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType, 4: protowire.BytesType, 3: protowire.BytesType,
 		5: protowire.BytesType})
 	return m, err
 }
 
 func decodeXStatMetadata(b []byte) (*XStatMetadata, error) {
 	m := &XStatMetadata{}
-	err := eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			m.ID = int64(v)
@@ -326,13 +327,13 @@ func decodeXStatMetadata(b []byte) (*XStatMetadata, error) {
 			m.Description = string(data)
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType})
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType})
 	return m, err
 }
 
 // decodeMapEntry decodes a map<int64, Message> entry: key=1 (varint), value=2 (bytes).
 func decodeMapEntry(b []byte) (key int64, value []byte, err error) {
-	err = eachField(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
+	err = pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
 		switch num {
 		case 1:
 			key = int64(v)
@@ -340,62 +341,8 @@ func decodeMapEntry(b []byte) (key int64, value []byte, err error) {
 			value = data
 		}
 		return nil
-	}, fieldTypes{1: protowire.VarintType, 2: protowire.BytesType})
+	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType})
 	return
-}
-
-// fieldTypes lists the expected wire type of known fields; a mismatch is a corrupt (or different) message.
-type fieldTypes map[protowire.Number]protowire.Type
-
-// eachField walks the top-level fields of a message. For varint and fixed fields v holds the value; for
-// length-delimited fields data holds the bytes (aliasing b). Groups are skipped.
-func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error,
-	types ...fieldTypes) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
-		}
-		b = b[n:]
-		var (
-			v    uint64
-			data []byte
-		)
-		switch typ {
-		case protowire.VarintType:
-			v, n = protowire.ConsumeVarint(b)
-		case protowire.Fixed64Type:
-			v, n = protowire.ConsumeFixed64(b)
-		case protowire.Fixed32Type:
-			var v32 uint32
-			v32, n = protowire.ConsumeFixed32(b)
-			v = uint64(v32)
-		case protowire.BytesType:
-			data, n = protowire.ConsumeBytes(b)
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		}
-		if n < 0 {
-			return fmt.Errorf("field %d: %w", num, protowire.ParseError(n))
-		}
-		b = b[n:]
-		if len(types) > 0 {
-			if want, ok := types[0][num]; ok && want != typ {
-				return wireTypeError(fmt.Sprintf("field %d", num), typ)
-			}
-		}
-		if typ == protowire.StartGroupType || typ == protowire.EndGroupType {
-			continue
-		}
-		if err := fn(num, typ, v, data); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func wireTypeError(what string, typ protowire.Type) error {
-	return fmt.Errorf("%s: unexpected wire type %d", what, typ)
 }
 
 // StatName returns the name of a stat of this plane ("" if unknown).

@@ -1,4 +1,4 @@
-package profile
+package xspace
 
 // XLA's CUDA tracer (xla/backends/profiler/gpu/cupti_collector.cc) writes one XPlane per GPU, named
 // "/device:GPU:<ordinal>" (tsl kGpuPlanePrefix). Each CUDA stream is a line named "Stream #<id>(<event types>)";

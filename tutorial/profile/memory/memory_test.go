@@ -1,4 +1,4 @@
-package profile
+package memory
 
 import (
 	"math"
@@ -8,11 +8,11 @@ import (
 
 func TestPredictMaxBatch(t *testing.T) {
 	const fixed, perSample = 2e9, 25e6
-	var pts []BatchMemory
+	var pts []Point
 	for _, b := range []int{32, 64, 128} {
-		pts = append(pts, BatchMemory{Batch: b, Bytes: int64(fixed + perSample*float64(b))})
+		pts = append(pts, Point{Batch: b, Bytes: int64(fixed + perSample*float64(b))})
 	}
-	m, err := FitMemory(pts)
+	m, err := Fit(pts)
 	if err != nil || math.Abs(m.FixedBytes-fixed) > 1 || math.Abs(m.PerSampleBytes-perSample) > 1e-3 {
 		t.Fatalf("fit %+v, %v", m, err)
 	}
@@ -30,14 +30,14 @@ func TestPredictMaxBatch(t *testing.T) {
 	if got := PredictMaxBatch(pts[:1], 141e9, 0.1); got != 0 {
 		t.Errorf("one point: %d, want 0", got)
 	}
-	if got := PredictMaxBatch([]BatchMemory{{32, 5e9}, {64, 4e9}}, 141e9, 0.1); got != 0 {
+	if got := PredictMaxBatch([]Point{{32, 5e9}, {64, 4e9}}, 141e9, 0.1); got != 0 {
 		t.Errorf("decreasing memory: %d, want 0", got)
 	}
 	if got := PredictMaxBatch(pts, 141e9, 1.5); got != 0 {
 		t.Errorf("bad headroom: %d, want 0", got)
 	}
 	// Noisy points: least squares.
-	noisy := []BatchMemory{{32, 2.8e9 + 1e6}, {64, 3.6e9 - 2e6}, {128, 5.2e9 + 1e6}}
+	noisy := []Point{{32, 2.8e9 + 1e6}, {64, 3.6e9 - 2e6}, {128, 5.2e9 + 1e6}}
 	if got := PredictMaxBatch(noisy, 141e9, 0.1); got < 4980 || got > 5010 {
 		t.Errorf("noisy: %d", got)
 	}
@@ -60,12 +60,12 @@ func TestCompiledMemory(t *testing.T) {
 		OnHostMemoryUsageStats:   fakeUsage{Inputs: 7},
 	}}
 	for _, arg := range []any{e, &fakeGraph{e}} {
-		st, err := CompiledMemory(arg)
+		st, err := Compiled(arg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := MemoryStats{Name: "train_step", Device: MemoryUsage{GeneratedCode: 1, Arguments: 1000, Outputs: 900, Aliases: 800,
-			Temporary: 3_460_000_000}, Host: MemoryUsage{Arguments: 7}}
+		want := Stats{Name: "train_step", Device: Usage{GeneratedCode: 1, Arguments: 1000, Outputs: 900, Aliases: 800,
+			Temporary: 3_460_000_000}, Host: Usage{Arguments: 7}}
 		if st != want {
 			t.Errorf("CompiledMemory(%T) = %+v, want %+v", arg, st, want)
 		}
@@ -74,17 +74,17 @@ func TestCompiledMemory(t *testing.T) {
 		}
 	}
 	for _, bad := range []any{nil, 42, &fakeExec{}, struct{ exec *fakeLoaded }{}} {
-		if _, err := CompiledMemory(bad); err == nil || !strings.Contains(err.Error(), "XLA") {
+		if _, err := Compiled(bad); err == nil || !strings.Contains(err.Error(), "XLA") {
 			t.Errorf("CompiledMemory(%T): %v", bad, err)
 		}
 	}
 }
 
 func TestMemoryReport(t *testing.T) {
-	m := &MemoryReport{CapacityBytes: 141e9}
+	m := &Report{CapacityBytes: 141e9}
 	for _, b := range []int{64, 128} {
-		m.Compiled = append(m.Compiled, CompiledMemoryAt{Batch: b, MemoryStats: MemoryStats{
-			Device: MemoryUsage{Arguments: 1e9, Temporary: int64(b) * 27e6}}})
+		m.Compiled = append(m.Compiled, CompiledAt{Batch: b, Stats: Stats{
+			Device: Usage{Arguments: 1e9, Temporary: int64(b) * 27e6}}})
 	}
 	if err := m.Predict(0.1); err != nil {
 		t.Fatal(err)
@@ -96,11 +96,11 @@ func TestMemoryReport(t *testing.T) {
 	if u == nil || u.UsedBytes != 1e9+128*27e6 || !strings.Contains(u.Source, "128") {
 		t.Errorf("use %+v", u)
 	}
-	m.Device = &DeviceMemoryStats{PeakBytesInUse: 7e9}
+	m.Device = &DeviceStats{PeakBytesInUse: 7e9}
 	if u := m.Use(128); u.UsedBytes != 7e9 {
 		t.Errorf("use with allocator peak %+v", u)
 	}
-	var nilReport *MemoryReport
+	var nilReport *Report
 	if nilReport.Use(1) != nil {
 		t.Error("nil report use")
 	}

@@ -1,4 +1,4 @@
-package profile
+package memory
 
 // Memory, the XLA way. PyTorch's tutorial reads torch.cuda.max_memory_allocated(); XLA knows more, earlier: when it
 // compiles a program it fixes every buffer, and PJRT_Executable_GetCompiledMemoryStats reports the sizes
@@ -32,8 +32,8 @@ import (
 	"runtime"
 )
 
-// MemoryUsage mirrors one side (device or host) of xla::CompiledMemoryStats, in bytes.
-type MemoryUsage struct {
+// Usage mirrors one side (device or host) of xla::CompiledMemoryStats, in bytes.
+type Usage struct {
 	GeneratedCode int64 `json:"generated_code"`
 	Arguments     int64 `json:"arguments"`
 	Outputs       int64 `json:"outputs"`
@@ -42,21 +42,21 @@ type MemoryUsage struct {
 }
 
 // Total is the memory the program needs while it runs: code + arguments + outputs − aliased + temporaries.
-func (m MemoryUsage) Total() int64 {
+func (m Usage) Total() int64 {
 	return m.GeneratedCode + m.Arguments + m.Outputs - m.Aliases + m.Temporary
 }
 
-// MemoryStats are the compiled memory statistics of one executable.
-type MemoryStats struct {
-	Name   string      `json:"name,omitempty"`
-	Device MemoryUsage `json:"device"`
-	Host   MemoryUsage `json:"host"`
+// Stats are the compiled memory statistics of one executable.
+type Stats struct {
+	Name   string `json:"name,omitempty"`
+	Device Usage  `json:"device"`
+	Host   Usage  `json:"host"`
 }
 
-// CompiledMemory returns the compiled memory statistics of a GoMLX executable on the XLA backend. exec is the
+// Compiled returns the compiled memory statistics of a GoMLX executable on the XLA backend. exec is the
 // compute.Executable returned by graph.Graph.Executable(), or anything with an Executable() method returning it
 // (such as the *graph.Graph itself).
-func CompiledMemory(exec any) (MemoryStats, error) {
+func Compiled(exec any) (Stats, error) {
 	v := reflect.ValueOf(exec)
 	if v.IsValid() {
 		if m := v.MethodByName("Executable"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
@@ -69,18 +69,18 @@ func CompiledMemory(exec any) (MemoryStats, error) {
 	notXLA := fmt.Errorf("compiled memory statistics need an XLA-backend executable (go-xla compute/xla.Executable), got %T", exec)
 	s, ok := structOf(v)
 	if !ok {
-		return MemoryStats{}, notXLA
+		return Stats{}, notXLA
 	}
 	loaded, ok := structOf(s.FieldByName("exec"))
 	if !ok {
-		return MemoryStats{}, notXLA
+		return Stats{}, notXLA
 	}
 	dev, okDev := memoryUsageOf(loaded.FieldByName("OnDeviceMemoryUsageStats"))
 	host, okHost := memoryUsageOf(loaded.FieldByName("OnHostMemoryUsageStats"))
 	if !okDev || !okHost {
-		return MemoryStats{}, fmt.Errorf("%T: the loaded executable has no OnDevice/OnHostMemoryUsageStats (go-xla version mismatch?)", exec)
+		return Stats{}, fmt.Errorf("%T: the loaded executable has no OnDevice/OnHostMemoryUsageStats (go-xla version mismatch?)", exec)
 	}
-	st := MemoryStats{Device: dev, Host: host}
+	st := Stats{Device: dev, Host: host}
 	if name := s.FieldByName("name"); name.IsValid() && name.Kind() == reflect.String {
 		st.Name = name.String()
 	}
@@ -98,9 +98,9 @@ func structOf(v reflect.Value) (reflect.Value, bool) {
 }
 
 // memoryUsageOf reads go-xla's pjrt.ExecutableMemoryUsageStats{GeneratedCode, Inputs, Outputs, Aliases, Temporary}.
-func memoryUsageOf(v reflect.Value) (MemoryUsage, bool) {
+func memoryUsageOf(v reflect.Value) (Usage, bool) {
 	if !v.IsValid() || v.Kind() != reflect.Struct {
-		return MemoryUsage{}, false
+		return Usage{}, false
 	}
 	get := func(name string) (int64, bool) {
 		f := v.FieldByName(name)
@@ -109,7 +109,7 @@ func memoryUsageOf(v reflect.Value) (MemoryUsage, bool) {
 		}
 		return f.Int(), true
 	}
-	var m MemoryUsage
+	var m Usage
 	var ok [5]bool
 	m.GeneratedCode, ok[0] = get("GeneratedCode")
 	m.Arguments, ok[1] = get("Inputs")
@@ -119,9 +119,9 @@ func memoryUsageOf(v reflect.Value) (MemoryUsage, bool) {
 	return m, ok == [5]bool{true, true, true, true, true}
 }
 
-// DeviceMemoryStats are the plugin allocator's statistics (PJRT_Device_MemoryStats). Optional values the plugin did
+// DeviceStats are the plugin allocator's statistics (PJRT_Device_MemoryStats). Optional values the plugin did
 // not set are -1.
-type DeviceMemoryStats struct {
+type DeviceStats struct {
 	BytesInUse        int64 `json:"bytes_in_use"`
 	PeakBytesInUse    int64 `json:"peak_bytes_in_use"`
 	NumAllocs         int64 `json:"num_allocs"`
@@ -133,65 +133,24 @@ type DeviceMemoryStats struct {
 	PeakPoolBytes     int64 `json:"peak_pool_bytes"`
 }
 
-// DeviceMemory reads PJRT_Device_MemoryStats of the addressable device `device` of a GoMLX XLA backend (the
-// compute.Backend created by the "xla" backend, i.e. go-xla's *compute/xla.Backend).
-func DeviceMemory(backend any, device int) (DeviceMemoryStats, error) {
-	v := reflect.ValueOf(backend)
-	for v.IsValid() && v.Kind() == reflect.Interface {
-		v = v.Elem()
-	}
-	notXLA := fmt.Errorf("device memory statistics need the XLA backend (go-xla compute/xla.Backend), got %T", backend)
-	b, ok := structOf(v)
-	if !ok {
-		return DeviceMemoryStats{}, notXLA
-	}
-	plugin, ok := structOf(b.FieldByName("plugin"))
-	if !ok {
-		return DeviceMemoryStats{}, notXLA
-	}
-	api := plugin.FieldByName("api")
-	client, ok := structOf(b.FieldByName("client"))
-	if !ok || !api.IsValid() || api.Kind() != reflect.Pointer || api.IsNil() {
-		return DeviceMemoryStats{}, errors.New("XLA backend not initialized or already finalized")
-	}
-	devs := client.FieldByName("addressableDevices")
-	if !devs.IsValid() || devs.Kind() != reflect.Slice {
-		return DeviceMemoryStats{}, notXLA
-	}
-	if device < 0 || device >= devs.Len() {
-		return DeviceMemoryStats{}, fmt.Errorf("device %d out of range: the backend has %d addressable devices", device, devs.Len())
-	}
-	d, ok := structOf(devs.Index(device))
-	if !ok {
-		return DeviceMemoryStats{}, notXLA
-	}
-	cDev := d.FieldByName("cDevice")
-	if !cDev.IsValid() || cDev.Kind() != reflect.Pointer || cDev.IsNil() {
-		return DeviceMemoryStats{}, notXLA
-	}
-	st, err := deviceMemoryStats(api.UnsafePointer(), cDev.UnsafePointer())
-	runtime.KeepAlive(backend)
-	return st, err
-}
-
-// BatchMemory is the memory a program needs at one batch size (e.g. MemoryStats.Device.Total()).
-type BatchMemory struct {
+// Point is the memory a program needs at one batch size (e.g. MemoryStats.Device.Total()).
+type Point struct {
 	Batch int   `json:"batch"`
 	Bytes int64 `json:"bytes"`
 }
 
-// MemoryModel is memory as an affine function of the batch size: parameters, optimizer state and code are fixed;
+// Model is memory as an affine function of the batch size: parameters, optimizer state and code are fixed;
 // activations, their gradients and the input batch grow with each sample.
-type MemoryModel struct {
+type Model struct {
 	FixedBytes     float64 `json:"fixed_bytes"`
 	PerSampleBytes float64 `json:"per_sample_bytes"`
 }
 
 // Bytes predicts the memory at a batch size.
-func (m MemoryModel) Bytes(batch int) float64 { return m.FixedBytes + m.PerSampleBytes*float64(batch) }
+func (m Model) Bytes(batch int) float64 { return m.FixedBytes + m.PerSampleBytes*float64(batch) }
 
-// FitMemory fits a MemoryModel by least squares to two or more points with distinct batch sizes.
-func FitMemory(points []BatchMemory) (MemoryModel, error) {
+// Fit fits a MemoryModel by least squares to two or more points with distinct batch sizes.
+func Fit(points []Point) (Model, error) {
 	distinct := map[int]bool{}
 	var sx, sy, sxx, sxy float64
 	for _, p := range points {
@@ -203,16 +162,16 @@ func FitMemory(points []BatchMemory) (MemoryModel, error) {
 		sxy += x * y
 	}
 	if len(distinct) < 2 {
-		return MemoryModel{}, errors.New("memory model needs measurements at two or more distinct batch sizes")
+		return Model{}, errors.New("memory model needs measurements at two or more distinct batch sizes")
 	}
 	n := float64(len(points))
 	slope := (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	return MemoryModel{FixedBytes: (sy - slope*sx) / n, PerSampleBytes: slope}, nil
+	return Model{FixedBytes: (sy - slope*sx) / n, PerSampleBytes: slope}, nil
 }
 
 // MaxBatch is the largest batch whose predicted memory fits in deviceBytes×(1−headroom); 0 if none does or the
 // model does not grow with the batch.
-func (m MemoryModel) MaxBatch(deviceBytes int64, headroom float64) int {
+func (m Model) MaxBatch(deviceBytes int64, headroom float64) int {
 	if m.PerSampleBytes <= 0 || headroom < 0 || headroom >= 1 || deviceBytes <= 0 {
 		return 0
 	}
@@ -230,8 +189,8 @@ func (m MemoryModel) MaxBatch(deviceBytes int64, headroom float64) int {
 // PredictMaxBatch fits memory = fixed + per_sample×batch to the points and returns the largest batch that fits in
 // deviceBytes while leaving the headroom fraction (e.g. 0.1) free. It returns 0 when the points cannot predict
 // (fewer than two distinct batch sizes, memory not growing with the batch) or nothing fits.
-func PredictMaxBatch(points []BatchMemory, deviceBytes int64, headroom float64) int {
-	m, err := FitMemory(points)
+func PredictMaxBatch(points []Point, deviceBytes int64, headroom float64) int {
+	m, err := Fit(points)
 	if err != nil {
 		return 0
 	}

@@ -1,6 +1,6 @@
 //go:build !(cgo && linux)
 
-package profile
+package nvml
 
 import "errors"
 

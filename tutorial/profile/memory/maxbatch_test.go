@@ -1,4 +1,4 @@
-package profile
+package memory
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func (d *fakeDevice) try(batch int) error {
 func TestCheckMaxBatchBrackets(t *testing.T) {
 	curve := func(b int) int64 { return 200e6 + 28e6*int64(b) } // exactly linear: boundary = (10e9-200e6)/28e6 = 350
 	d := &fakeDevice{limit: 10e9, bytes: curve}
-	pts := []BatchMemory{{64, curve(64)}, {128, curve(128)}}
+	pts := []Point{{64, curve(64)}, {128, curve(128)}}
 	c, err := CheckMaxBatch(pts, d.limit, 0, d.try, func() int64 { return 1 })
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestCheckMaxBatchWidens(t *testing.T) {
 	lin := func(b int) int64 { return 200e6 + 28e6*int64(b) }
 	// The real program needs 8% less than the model says: 1.05× fits, 1.10× does not.
 	d := &fakeDevice{limit: 10e9, bytes: func(b int) int64 { return lin(b) * 92 / 100 }}
-	c, err := CheckMaxBatch([]BatchMemory{{64, lin(64)}, {128, lin(128)}}, d.limit, 0, d.try, nil)
+	c, err := CheckMaxBatch([]Point{{64, lin(64)}, {128, lin(128)}}, d.limit, 0, d.try, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,20 +66,20 @@ func TestCheckMaxBatchWidens(t *testing.T) {
 	}
 	// 20% less: nothing fails up to 1.10×: not bracketed, not within 10%.
 	d = &fakeDevice{limit: 10e9, bytes: func(b int) int64 { return lin(b) * 80 / 100 }}
-	c, err = CheckMaxBatch([]BatchMemory{{64, lin(64)}, {128, lin(128)}}, d.limit, 0, d.try, nil)
+	c, err = CheckMaxBatch([]Point{{64, lin(64)}, {128, lin(128)}}, d.limit, 0, d.try, nil)
 	if err != nil || c.Within(10) || c.SmallestFail != 0 || !strings.Contains(c.Markdown(), "did not bracket") {
 		t.Errorf("err %v, check %+v", err, c)
 	}
 	// 10% more: 0.95× fails, 0.90× fits.
 	d = &fakeDevice{limit: 10e9, bytes: func(b int) int64 { return lin(b) * 108 / 100 }}
-	c, err = CheckMaxBatch([]BatchMemory{{64, lin(64)}, {128, lin(128)}}, d.limit, 0, d.try, nil)
+	c, err = CheckMaxBatch([]Point{{64, lin(64)}, {128, lin(128)}}, d.limit, 0, d.try, nil)
 	if err != nil || fmt.Sprint(d.tried) != "[333 315 368]" || c.LargestFit != 315 || c.SmallestFail != 333 {
 		t.Errorf("err %v, tried %v, check %+v", err, d.tried, c)
 	}
 }
 
 func TestCheckMaxBatchErrors(t *testing.T) {
-	pts := []BatchMemory{{64, 2e9}, {128, 4e9}}
+	pts := []Point{{64, 2e9}, {128, 4e9}}
 	other := errors.New("INVALID_ARGUMENT: bad shape")
 	if _, err := CheckMaxBatch(pts, 40e9, 0, func(int) error { return other }, nil); !errors.Is(err, other) {
 		t.Errorf("a non-memory failure must stop the check: %v", err)
@@ -87,7 +87,7 @@ func TestCheckMaxBatchErrors(t *testing.T) {
 	if _, err := CheckMaxBatch(pts[:1], 40e9, 0, nil, nil); err == nil {
 		t.Error("one point cannot fit a model")
 	}
-	if _, err := CheckMaxBatch([]BatchMemory{{64, 5e9}, {128, 6e9}}, 1e9, 0, nil, nil); err == nil || !strings.Contains(err.Error(), "no batch fits") {
+	if _, err := CheckMaxBatch([]Point{{64, 5e9}, {128, 6e9}}, 1e9, 0, nil, nil); err == nil || !strings.Contains(err.Error(), "no batch fits") {
 		t.Errorf("limit below the fixed cost: %v", err)
 	}
 	for _, e := range []error{fmt.Errorf("x: %w", ErrOutOfMemory), errors.New("Resource exhausted: foo"),
@@ -103,7 +103,7 @@ func TestCheckMaxBatchErrors(t *testing.T) {
 
 func TestCheckMaxBatchPredictOnly(t *testing.T) {
 	lin := func(b int) int64 { return 200e6 + 28e6*int64(b) }
-	c, err := CheckMaxBatch([]BatchMemory{{64, lin(64)}, {128, lin(128)}}, 10e9, 0, nil, nil)
+	c, err := CheckMaxBatch([]Point{{64, lin(64)}, {128, lin(128)}}, 10e9, 0, nil, nil)
 	if err != nil || c.Predicted != 350 || len(c.Trials) != 0 || c.Within(10) {
 		t.Fatalf("err %v, check %+v", err, c)
 	}
