@@ -103,6 +103,20 @@ func TestIdentify(t *testing.T) {
 	if id, ok := Identify(Rung(12)); !ok || id.String() != "12@128" {
 		t.Errorf("Rung(12) = %v, %v; want 12@128 (the default ladder has three batches)", id, ok)
 	}
+	// Rungs 5 and 5b are one configuration where "all cores" is two: the edit of rung 5 is 5b, of rung 4 is 5.
+	cfg = Rung(5)
+	cfg.Workers = 2
+	p := DefaultParams()
+	if p.WorkersMax == 2 {
+		if id, _ := Identify(cfg); id.String() != "5b" {
+			t.Errorf("Rung(5) with all (2) cores = %v, want 5b", id)
+		}
+	}
+	cfg = Rung(4)
+	cfg.Workers = 2
+	if id, ok := Identify(cfg); !ok || id.String() != "5" {
+		t.Errorf("Rung(4) with 2 workers = %v, %v; want 5", id, ok)
+	}
 	cfg = Rung(2)
 	cfg.Batch = 64 // not a rung
 	if id, ok := Identify(cfg); ok {

@@ -107,17 +107,30 @@ func Rung(n int) Config {
 
 // Identify names the rung cfg is: the step ID of the configuration of [Ladder] at the default parameters that
 // equals cfg in everything but its ID, name and why. A notebook cell builds a rung in visible Go — Rung(3) plus
-// `cfg.Input = train.InputUint8` — and this says it is rung 4, so its result is recorded as rung 4's. ok is false
-// for a configuration the ladder does not have.
+// `cfg.Input = train.InputUint8` — and this says it is rung 4, so its result is recorded as rung 4's. Where two
+// rungs are the same configuration (5 and 5b on a machine with two cores), the one after cfg's own ID wins: an
+// edit of rung n makes a later rung. ok is false for a configuration the ladder does not have.
 func Identify(cfg Config) (id StepID, ok bool) {
 	bare := func(c Config) Config { c.ID, c.Name, c.Why = StepID{}, "", ""; return c }
 	want := bare(cfg)
-	for _, c := range Ladder(DefaultParams()) {
-		if bare(c) == want {
-			return c.ID, true
+	all := Ladder(DefaultParams())
+	from := slices.IndexFunc(all, func(c Config) bool { return c.ID.Rung == cfg.ID.Rung })
+	var first *Config
+	for i := range all {
+		if bare(all[i]) != want {
+			continue
+		}
+		if from >= 0 && i > from {
+			return all[i].ID, true
+		}
+		if first == nil {
+			first = &all[i]
 		}
 	}
-	return StepID{}, false
+	if first == nil {
+		return StepID{}, false
+	}
+	return first.ID, true
 }
 
 // Ladder returns every rung for the parameters: rungs 1–8 once, then rungs 9 and up once per batch size, with
