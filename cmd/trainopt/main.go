@@ -18,9 +18,9 @@ usage:
   trainopt train  [flags]   train one configuration with live progress and a summary
   trainopt ladder [flags]   run the optimisation ladder and write a new assets/results/<gpu>-<date>T<time>Z-<id>.{json,md,svg}
   trainopt profile [flags]  profile one ladder step: step-time split, NVML, XLA's kernel trace, memory,
-                            recommendations → assets/profiles/<gpu>-<date>-step<ID>/
+                            recommendations → assets/profiles/<gpu>-<date>T<time>Z-<id>-step<ID>/
   trainopt memory [flags]   predict the largest batch from compiled memory statistics and check it by running
-                            just below and above it → assets/profiles/<gpu>-<date>-memory-step<ID>/
+                            just below and above it → assets/profiles/<gpu>-<date>T<time>Z-<id>-memory-step<ID>/
   trainopt autotune [FILE]  what XLA's autotune cache holds: instructions tuned per backend, and the winners
   trainopt autotune -drop-cudnn-algos IDS -o OUT [FILE]
                             the cache without the convolutions that chose those cuDNN algos: XLA re-tunes

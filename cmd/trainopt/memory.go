@@ -35,7 +35,7 @@ func cmdMemory(args []string) error {
 	headroom := fs.Float64("headroom", 0, "fraction of the allocator's limit to keep free (0.1 = 10%)")
 	limitGB := fs.Float64("limit-gb", 0, "predict for this many GB instead of the device allocator's limit (no -verify)")
 	verify := fs.Bool("verify", true, "run just below and above the prediction to find the real boundary")
-	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>-memory-step<ID>/")
+	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>T<time>Z-<id>-memory-step<ID>/")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -119,7 +119,10 @@ func cmdMemory(args []string) error {
 	date := time.Now().UTC().Format("2006-01-02")
 	md := fmt.Sprintf("# Largest batch of ladder step %s (%s)\n\n- %s\n- date %s\n\n%s", id, atBatch(check.Predicted), choice.String(),
 		date, check.Markdown())
-	dir := filepath.Join(*out, artifact.SafeName(fmt.Sprintf("%s-%s-memory-step%s", artifact.DeviceName(choice.Device), date, id)))
+	dir, err := artifact.CreateRunDir(*out, artifact.SafeName(artifact.DeviceName(choice.Device)), "-memory-step"+artifact.SafeName(id.String()))
+	if err != nil {
+		return err
+	}
 	rec := memory.MaxBatchRecord{Conditions: ladder.NewConditions(choice, trainSet, base, opt, lf.smoke),
 		Backend: choice.String(), Step: id.String(), Check: check}
 	if err := artifact.WriteJSON(filepath.Join(dir, "memory.json"), rec); err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ func cmdProfile(args []string) error {
 	lf := addLadderFlags(fs, 50)
 	stepID := fs.String("step", "1", "ladder step to profile (e.g. 1, 8, 10@256)")
 	capture := fs.Int("capture", 20, "training steps inside the kernel-level capture (keep it small: traces grow fast)")
-	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>-step<ID>/")
+	out := fs.String("out", "assets/profiles", "folder for <gpu>-<date>T<time>Z-<id>-step<ID>/")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -106,9 +105,14 @@ func cmdProfile(args []string) error {
 	}
 	report.Memory = mem
 	report.Recommend()
-	dir := filepath.Join(*out, artifact.SafeName(fmt.Sprintf("%s-%s-step%s", artifact.DeviceName(choice.Device), c.Date, step.ID)))
+	// A folder of its own (artifact.RunName): a second profile of the same step never replaces the first.
+	device := artifact.DeviceName(choice.Device)
 	if lf.smoke {
-		dir = filepath.Join(*out, "smoke-step"+artifact.SafeName(step.ID.String()))
+		device = "smoke-" + device
+	}
+	dir, err := artifact.CreateRunDir(*out, artifact.SafeName(device), "-step"+artifact.SafeName(step.ID.String()))
+	if err != nil {
+		return err
 	}
 	if err := report.WriteFiles(dir); err != nil {
 		return err

@@ -130,6 +130,28 @@ func TestConcurrentLaddersKeepEveryResult(t *testing.T) {
 	}
 }
 
+// Case 1, profiles: two profiles of the same step into one folder keep two folders (before, <gpu>-<date>-step<ID>
+// was replaced), both named by the one rule and both found by the recorded-profile reader.
+func TestProfilesKeepEveryRun(t *testing.T) {
+	out, data := t.TempDir(), t.TempDir()
+	args := []string{"profile", "-step", "1", "-warmup", "0", "-timed", "2", "-capture", "1", "-data", data, "-out", out}
+	for i := range 2 {
+		if code, stdout, stderr := runCLI(t, nil, args...); code != exitOK {
+			t.Fatalf("profile %d: exit %d\n%s\n%s", i, code, stdout, stderr)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "smoke-*-step1"))
+	re := regexp.MustCompile(`^smoke-cpu-\d+-cores-\d{4}-\d\d-\d\dT\d{6}Z-[0-9a-f]{6}-step1$`)
+	if len(dirs) != 2 || !re.MatchString(filepath.Base(dirs[0])) || !re.MatchString(filepath.Base(dirs[1])) {
+		t.Fatalf("want two profile folders named <device>-<time>-<id>-step1 in %s, got %v", out, dirs)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "report.json")); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+}
+
 // Case 2: flag values that panicked (mobilenet's config, makechan) are usage errors.
 func TestFlagValuesDoNotPanic(t *testing.T) {
 	data := t.TempDir()

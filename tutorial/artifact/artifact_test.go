@@ -3,8 +3,11 @@ package artifact
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -81,5 +84,37 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(path, "under-a-file.svg"), []byte("x")); err == nil {
 		t.Error("WriteFile under a regular file: no error")
+	}
+}
+
+// TestCreateRunDir: two runs started in the same second get two folders, named by the one rule, and a taken
+// name is never reused.
+func TestCreateRunDir(t *testing.T) {
+	parent := t.TempDir()
+	a, err := CreateRunDir(parent, "h200", "-step12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CreateRunDir(parent, "h200", "-step12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`^h200-\d{4}-\d\d-\d\dT\d{6}Z-[0-9a-f]{6}-step12$`)
+	if a == b || !re.MatchString(filepath.Base(a)) || !re.MatchString(filepath.Base(b)) {
+		t.Errorf("run folders %s and %s", a, b)
+	}
+	taken := 0
+	name, err := CreateRun(parent, "x", ".json", func(p string) error {
+		if taken < 3 {
+			taken++
+			return fs.ErrExist
+		}
+		return nil
+	})
+	if err != nil || taken != 3 || !strings.HasSuffix(name, ".json") {
+		t.Errorf("CreateRun after 3 taken names: %q, %v (taken %d)", name, err, taken)
+	}
+	if _, err := CreateRun(parent, "x", "", func(string) error { return fs.ErrExist }); err == nil {
+		t.Error("CreateRun with every name taken: no error")
 	}
 }

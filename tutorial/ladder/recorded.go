@@ -82,7 +82,7 @@ func digitPrefix(s string) string {
 // RecordedProfile is a profile report found under assets/profiles.
 type RecordedProfile struct {
 	Dir    string
-	StepID string // from the folder name "<gpu>-<date>-step<ID>"
+	StepID string // from the folder name "<gpu>-<date>T<time>Z-<id>-step<ID>"
 	Report *profile.Report
 }
 
@@ -193,7 +193,7 @@ func GroupRecorded(files []RecordedFile, ids ...string) []RecordedGroup {
 	return groups
 }
 
-// RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>-memory-step<ID>/.
+// RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>T<time>Z-<id>-memory-step<ID>/.
 type RecordedMaxBatch struct {
 	Dir string
 	memory.MaxBatchRecord

@@ -1,12 +1,9 @@
 package ladder
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,14 +47,12 @@ func DeviceName(c artifact.Conditions) string {
 	return artifact.SafeName(gpu)
 }
 
-// nameTimeLayout is the time in a results file's name: UTC, to the second, sortable as text.
-const nameTimeLayout = "2006-01-02T150405Z"
 
 // resultsName is the one naming rule of results files: "<device>-<UTC date and time>-<id>", e.g.
 // "h200-2026-12-03T101502Z-3fa9c1". The time orders a folder's files; the random id keeps two runs started in
 // the same second apart (and Write creates the file exclusively, so even a clash cannot replace another run's file).
 func resultsName(c artifact.Conditions, at time.Time, id string) string {
-	return DeviceName(c) + "-" + at.UTC().Format(nameTimeLayout) + "-" + id
+	return artifact.RunName(DeviceName(c), at, id, "")
 }
 
 var reNameTime = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}T\d{6}Z)-[0-9a-f]+(\.json)?$`)
@@ -69,7 +64,7 @@ func NameTime(path string) (time.Time, bool) {
 	if m == nil {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(nameTimeLayout, m[1])
+	t, err := time.Parse(artifact.RunTimeLayout, m[1])
 	return t, err == nil
 }
 
@@ -126,26 +121,18 @@ func (f *File) Write(dir string) (jsonPath, mdPath string, err error) {
 // create reserves a new results file name in dir: the .json is created with O_EXCL (empty until WriteAs renames
 // the content over it).
 func (f *File) create(dir string) error {
-	for range 10 {
-		id := make([]byte, 3)
-		if _, err := rand.Read(id); err != nil {
-			return err
+	name, err := artifact.CreateRun(dir, DeviceName(f.Conditions), "", func(p string) error {
+		fh, err := os.OpenFile(p+".json", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			err = fh.Close()
 		}
-		name := resultsName(f.Conditions, time.Now(), hex.EncodeToString(id))
-		fh, err := os.OpenFile(filepath.Join(dir, name+".json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("results: %w", err)
-		}
-		if err := fh.Close(); err != nil {
-			return fmt.Errorf("results: %w", err)
-		}
-		f.name, f.dir = name, dir
-		return nil
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
 	}
-	return fmt.Errorf("results: no free file name in %s after 10 tries", dir)
+	f.name, f.dir = name, dir
+	return nil
 }
 
 // WriteAs writes the results to jsonPath and the table beside it (.md), each atomically (temp file + rename),
