@@ -47,7 +47,6 @@ func DeviceName(c artifact.Conditions) string {
 	return artifact.SafeName(gpu)
 }
 
-
 // resultsName is the one naming rule of results files: "<device>-<UTC date and time>-<id>", e.g.
 // "h200-2026-12-03T101502Z-3fa9c1". The time orders a folder's files; the random id keeps two runs started in
 // the same second apart (and Write creates the file exclusively, so even a clash cannot replace another run's file).
