@@ -32,23 +32,7 @@ func ShowRecorded(root string, ids ...string) {
 		printf("recorded H200 results: none of %s in the %d recorded file(s) yet\n", what, len(files))
 	}
 	for _, g := range groups {
-		c := g.File.Conditions
-		var got []string
-		for _, r := range g.File.Results {
-			got = append(got, r.ID)
-		}
-		printf("recorded H200 results: %s (steps %s)\n", filepath.Base(g.Path), strings.Join(got, ", "))
-		printf("recorded on %s, %s; %s; %d warm-up + %d timed steps; %s; driver %s\n", c.GPU, c.Date, c.Model,
-			c.Warmup, c.TimedSteps, c.DataKind(), orDash(c.Driver))
-		for _, r := range g.File.Results {
-			if r.Error != "" {
-				printf("recorded step %s: failed: %s\n", r.ID, r.Error)
-				continue
-			}
-			printf("recorded step %s: %.0f samples/s, step %.2f ms (data wait %.2f, host→device %.2f, compute %.2f, "+
-				"other %.2f), first call %.1f s\n", r.ID, r.SamplesPerSec, r.StepMedianMs, r.DataWaitMs, r.TransferMs,
-				r.ComputeMs, r.OtherMs, r.FirstCallS)
-		}
+		printf("%s", g.Words())
 		sub := g.File
 		displayHTML(sub.HTMLTable(""))
 		chart("recorded throughput", sub, sub.ThroughputChart)
@@ -110,9 +94,7 @@ func ShowRecordedTrain(root string) {
 	}
 	printf("recorded training runs: %d (trainopt train, from %s)\n", len(runs), filepath.Join(root, "assets", "gpu-runs"))
 	for _, t := range runs {
-		r, c := t.Result, t.Conditions
-		printf("recorded train: %s on %s, %s: %.0f samples/s, step %.2f ms (p10 %.2f, p90 %.2f, %d steps), first call %.1f s, loss %.3f → %.3f\n",
-			t.Config, c.GPU, c.Date, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms, c.TimedSteps, r.FirstCallS, r.LossFirst, r.LossLast)
+		printf("%s\n", t.Line())
 	}
 	displayHTML(ladder.TrainRunsTable(runs))
 	svg, err := ladder.TrainRunsChart(runs)

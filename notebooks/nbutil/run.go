@@ -1,7 +1,6 @@
 package nbutil
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -221,11 +220,7 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 		return nil, fmt.Errorf("step %s failed: %w", step.ID, runErr)
 	}
 	printResult(res, cond)
-	if err := res.Trained(); err != nil {
-		printf("WARNING: %v (at %d timed steps a smoke run can be too short to show learning)\n", err, opt.Steps)
-	} else {
-		printf("trained: loss %.3f → %.3f over %d losses read\n", res.LossFirst, res.LossLast, len(res.Losses))
-	}
+	printf("%s\n", res.TrainedWords(opt.Steps))
 	printf("results so far: %s\n", path)
 	showRuns(runs, step.ID.String())
 	printRecommendations(res, s.Smoke)
@@ -234,23 +229,13 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 
 func printResult(r ladder.Result, c artifact.Conditions) { printf("%s\n", r.Line(c)) }
 
-// Download fetches CIFAR-10 into <root>/data unless it is there, TRAINOPT_NO_DOWNLOAD is set, or the download
-// fails; it returns what happened in words (never an error: the synthetic set is the fallback).
+// Download fetches CIFAR-10 into <root>/data ([cifar.Fetch]) unless TRAINOPT_NO_DOWNLOAD is set; it returns what
+// happened in words (never an error: the synthetic set is the fallback).
 func (s *Session) Download() string {
-	if d, err := cifar.Check(s.DataDir()); err == nil {
-		return "CIFAR-10 found at " + d
-	}
-	if envTrue(EnvNoDownload) {
+	if _, err := cifar.Check(s.DataDir()); err != nil && envTrue(EnvNoDownload) {
 		return EnvNoDownload + " is set: not downloading CIFAR-10"
 	}
-	printf("data: CIFAR-10 not in %s — trying the official archive (170 MB, verified)…\n", s.DataDir())
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	d, err := cifar.Download(ctx, s.DataDir(), out, cifar.WithTimeouts(10*time.Second, 20*time.Second, 30*time.Second))
-	if err != nil {
-		return "download failed (" + oneLine(err.Error()) + ")"
-	}
-	return "downloaded CIFAR-10 to " + d
+	return cifar.Fetch(s.DataDir(), out)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -361,4 +362,21 @@ func checkDigests(n int64, sha, md hash.Hash, a Archive) error {
 		}
 	}
 	return nil
+}
+
+// Fetch is Download for a notebook or a first run: CIFAR-10 in dir if it is there, else the official archive
+// (bounded to 20 minutes, with timeouts that name a silent server), and what happened in words — never an error,
+// since the caller falls back to the synthetic set.
+func Fetch(dir string, progress io.Writer) string {
+	if d, err := Check(dir); err == nil {
+		return "CIFAR-10 found at " + d
+	}
+	fmt.Fprintf(progress, "data: CIFAR-10 not in %s — trying the official archive (170 MB, verified)…\n", dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	d, err := Download(ctx, dir, progress, WithTimeouts(10*time.Second, 20*time.Second, 30*time.Second))
+	if err != nil {
+		return "download failed (" + strings.Join(strings.Fields(err.Error()), " ") + ")"
+	}
+	return "downloaded CIFAR-10 to " + d
 }

@@ -131,3 +131,48 @@ func DataWords(set *cifar.Set) string {
 	}
 	return fmt.Sprintf("real CIFAR-10 (%d training images; %s)", set.Len(), set.Source)
 }
+
+// Words is what a recorded group says above its table: the file, the steps it supplies, where and how they were
+// measured, and one line per step (a failed step says why).
+func (g RecordedGroup) Words() string {
+	var b strings.Builder
+	c := g.File.Conditions
+	var got []string
+	for _, r := range g.File.Results {
+		got = append(got, r.ID)
+	}
+	driver := c.Driver
+	if driver == "" {
+		driver = "—"
+	}
+	fmt.Fprintf(&b, "recorded H200 results: %s (steps %s)\n", filepath.Base(g.Path), strings.Join(got, ", "))
+	fmt.Fprintf(&b, "recorded on %s, %s; %s; %d warm-up + %d timed steps; %s; driver %s\n", c.GPU, c.Date, c.Model,
+		c.Warmup, c.TimedSteps, c.DataKind(), driver)
+	for _, r := range g.File.Results {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "recorded step %s: failed: %s\n", r.ID, r.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "recorded step %s: %.0f samples/s, step %.2f ms (data wait %.2f, host→device %.2f, compute %.2f, "+
+			"other %.2f), first call %.1f s\n", r.ID, r.SamplesPerSec, r.StepMedianMs, r.DataWaitMs, r.TransferMs,
+			r.ComputeMs, r.OtherMs, r.FirstCallS)
+	}
+	return b.String()
+}
+
+// Line is a recorded training run in one line.
+func (t TrainRun) Line() string {
+	r, c := t.Result, t.Conditions
+	return fmt.Sprintf("recorded train: %s on %s, %s: %.0f samples/s, step %.2f ms (p10 %.2f, p90 %.2f, %d steps), "+
+		"first call %.1f s, loss %.3f → %.3f", t.Config, c.GPU, c.Date, r.SamplesPerSec, r.StepMedianMs, r.StepP10Ms,
+		r.StepP90Ms, c.TimedSteps, r.FirstCallS, r.LossFirst, r.LossLast)
+}
+
+// TrainedWords says whether a measured run trained: the loss from first to last read, or a warning naming why it
+// did not show (a smoke window of timed steps can be too short).
+func (r Result) TrainedWords(timed int) string {
+	if err := r.Trained(); err != nil {
+		return fmt.Sprintf("WARNING: %v (at %d timed steps a smoke run can be too short to show learning)", err, timed)
+	}
+	return fmt.Sprintf("trained: loss %.3f → %.3f over %d losses read", r.LossFirst, r.LossLast, len(r.Losses))
+}
