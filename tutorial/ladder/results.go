@@ -244,7 +244,7 @@ func (f *File) Tables() string {
 		"set it, so it is not this step's.\n")
 	if slices.ContainsFunc(f.Results, func(r Result) bool { return r.CompileS > 0 }) {
 		b.WriteString("First call s: compile + first execution where both were timed; on the GPU the first execution " +
-			"builds cuDNN's execution plans, which no cache keeps from one process to the next.\n")
+			"builds cuDNN's execution plans, which only fast-start mode carries to the next process (in the executable cache).\n")
 	}
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch, same machine, same device call, beside the fastest Go step at the same batch:\n\n" +
