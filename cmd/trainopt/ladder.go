@@ -24,11 +24,24 @@ func cmdLadder(args []string) error {
 	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch; all: every step)")
 	out := fs.String("out", "assets/results", "folder for the run's new <gpu>-<date>T<time>Z-<id>.json/.md/.svg")
 	torch := fs.String("torch", "", "PyTorch ladder output (torch_ladder.py's JSON lines) measured in the same device call, to compare")
+	profileOut := fs.String("profile", "", "also profile every step after its timed window (as trainopt profile does, "+
+		"without compiling it again), into this folder's <gpu>-<date>T<time>Z-<id>-step<ID>/")
+	capture := fs.Int("capture", 5, "with -profile: training steps inside each kernel-level capture")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := lf.validate("ladder", *stepList); err != nil {
 		return err
+	}
+	if *profileOut != "" {
+		var c checks
+		c.atLeast("capture", *capture, 1)
+		if err := c.err("ladder"); err != nil {
+			return err
+		}
+		if err := checkOut("ladder", *profileOut); err != nil {
+			return err
+		}
 	}
 	if err := checkOut("ladder", *out); err != nil {
 		return err
@@ -48,7 +61,11 @@ func cmdLadder(args []string) error {
 			return dataError{err}
 		}
 	}
-	failed := 0
+	var prof *stepProfiler
+	if *profileOut != "" {
+		prof = &stepProfiler{choice: choice, capture: *capture, smoke: smoke}
+	}
+	failed, profilesFailed := 0, 0
 	var jsonPath, mdPath string
 	ids := func(steps []ladder.Config) string { // "step 1", "steps 1, 2"
 		var ids []string
@@ -64,9 +81,21 @@ func cmdLadder(args []string) error {
 			// that the allocator's peak reads as this step's.
 			opt.Trainers.KeepOnly(s.TrainerKey())
 		}
+		if prof != nil {
+			prof.hook(&opt)
+		}
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if err == nil && smoke {
 			err = res.Trained() // the smoke run's assertion: each step trained
+		}
+		if err == nil && prof != nil {
+			dir, perr := prof.write(prof.report(s, res, trainSet, opt), *profileOut, s)
+			if perr != nil {
+				profilesFailed++
+				fmt.Fprintf(os.Stderr, "  step %s: profile not written: %v\n", s.ID, perr)
+			} else {
+				fmt.Fprintf(os.Stderr, "  step %s: profile written to %s\n", s.ID, dir)
+			}
 		}
 		if err != nil {
 			failed++
@@ -110,6 +139,9 @@ func cmdLadder(args []string) error {
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d ladder steps failed", failed, len(steps))
+	}
+	if profilesFailed > 0 {
+		return fmt.Errorf("%d of %d profiles were not written", profilesFailed, len(steps))
 	}
 	return nil
 }

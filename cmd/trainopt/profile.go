@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
@@ -44,25 +46,54 @@ func cmdProfile(args []string) error {
 			*capture = min(*capture, 3)
 		}
 	}
+	p := &stepProfiler{choice: choice, capture: *capture, smoke: lf.smoke}
+	p.hook(&opt)
+	res, err := ladder.Run(choice.Backend, *step, trainSet, opt)
+	if err != nil {
+		return err
+	}
+	report := p.report(*step, res, trainSet, opt)
+	dir, err := p.write(report, *out, *step)
+	if err != nil {
+		return err
+	}
+	fmt.Print(report.Markdown())
+	fmt.Printf("\nprofile written to %s\n", dir)
+	return nil
+}
 
-	report := &profile.Report{Title: fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)}
-	var windowSampler nvml.Summary
+// stepProfiler is what `trainopt profile` and `trainopt ladder -profile` share: after a step's timed window it
+// runs a few more steps inside XLA's profiler (ladder.Options.After), then turns the capture and what ladder.Run
+// measured into one profile report — so a ladder run can profile every rung without compiling any of them twice.
+type stepProfiler struct {
+	choice  *backend.Choice
+	capture int // steps inside the capture
+	smoke   bool
+
+	captured *profile.Report // the last capture (nil until one ran)
+	window   nvml.Summary    // NVML over the last timed window
+}
+
+// hook sets opt's Window (an NVML sampler over the timed window) and After (the capture) for the next Run.
+func (p *stepProfiler) hook(opt *ladder.Options) {
+	p.captured, p.window = nil, nvml.Summary{}
 	opt.Window = func() func() {
 		s, err := nvml.StartSampler(0, 25*time.Millisecond)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err) // one line; the rest of the report still works
 		}
-		return func() { windowSampler = s.Stop() }
+		return func() { p.window = s.Stop() }
 	}
 	opt.After = func(runSteps func(int) error) error {
-		fmt.Fprintf(os.Stderr, "profile: capturing %d steps with XLA's profiler…\n", *capture)
-		r, err := profile.CaptureAround(choice.PluginPath, func() error { return runSteps(*capture) })
-		if r != nil {
-			report = r
-		}
+		fmt.Fprintf(os.Stderr, "profile: capturing %d steps with XLA's profiler…\n", p.capture)
+		r, err := profile.CaptureAround(p.choice.PluginPath, func() error { return runSteps(p.capture) })
+		p.captured = r
 		if err != nil {
-			if errors.Is(err, profile.ErrNoPlugin) || !choice.IsGPU {
-				report.Notes = append(report.Notes, "no kernel-level profile: "+err.Error())
+			if errors.Is(err, profile.ErrNoPlugin) || !p.choice.IsGPU {
+				if p.captured == nil {
+					p.captured = &profile.Report{}
+				}
+				p.captured.Notes = append(p.captured.Notes, "no kernel-level profile: "+err.Error())
 				fmt.Fprintln(os.Stderr, "profile: no kernel-level profile:", err)
 				return nil
 			}
@@ -70,26 +101,30 @@ func cmdProfile(args []string) error {
 		}
 		return nil
 	}
-	res, err := ladder.Run(choice.Backend, *step, trainSet, opt)
-	if err != nil {
-		return err
+}
+
+// report is the profile of step: the capture's kernels, the step's time split and memory as Run measured them.
+func (p *stepProfiler) report(step ladder.Config, res ladder.Result, set *cifar.Set, opt ladder.Options) *profile.Report {
+	report := p.captured
+	if report == nil {
+		report = &profile.Report{}
 	}
 	report.Title = fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)
-	c := ladder.NewConditions(choice, trainSet, *step, opt, lf.smoke)
+	c := ladder.NewConditions(p.choice, set, step, opt, p.smoke)
 	c.Plugin, c.PJRTAPI = cmp.Or(report.Conditions.Plugin, c.Plugin), report.Conditions.PJRTAPI // the capture's
-	c.Batch, c.Precision, c.Steps = res.Batch, res.Precision, *capture
+	c.Batch, c.Precision, c.Steps = res.Batch, res.Precision, p.capture
 	report.Conditions = c
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	report.Step = &profile.StepBreakdown{DataWait: ms(res.DataWaitMs), Transfer: ms(res.TransferMs),
 		Compute: ms(res.ComputeMs), Other: ms(res.OtherMs), Steps: 1}
 	if report.Kernels != nil {
-		if err := report.Resummarize(profile.SummaryOptions{Window: report.Window, Steps: *capture}); err != nil {
+		if err := report.Resummarize(profile.SummaryOptions{Window: report.Window, Steps: p.capture}); err != nil {
 			report.Notes = append(report.Notes, err.Error())
 		}
 	}
-	if windowSampler.Available {
+	if p.window.Available {
 		report.Notes = append(report.Notes, fmt.Sprintf("NVML over the %d-step timed window: utilization mean %.0f%%, median %.0f%%",
-			opt.Steps, windowSampler.UtilMeanPct, windowSampler.UtilMedianPct))
+			opt.Steps, p.window.UtilMeanPct, p.window.UtilMedianPct))
 	}
 	mem := &memory.Report{}
 	if res.Memory != nil {
@@ -97,7 +132,7 @@ func cmdProfile(args []string) error {
 			Device: memory.Usage{Arguments: res.Memory["arguments"], Outputs: res.Memory["outputs"],
 				Aliases: res.Memory["aliases"], Temporary: res.Memory["temporary"], GeneratedCode: res.Memory["generated_code"]}}})
 	}
-	if dm, err := profile.DeviceMemory(choice.Backend, 0); err == nil {
+	if dm, err := profile.DeviceMemory(p.choice.Backend, 0); err == nil {
 		mem.Device = &dm
 		mem.CapacityBytes = dm.BytesLimit
 	} else {
@@ -105,21 +140,21 @@ func cmdProfile(args []string) error {
 	}
 	report.Memory = mem
 	report.Recommend()
-	// A folder of its own (artifact.RunName): a second profile of the same step never replaces the first.
-	device := artifact.DeviceName(choice.Device)
-	if lf.smoke {
+	return report
+}
+
+// write puts report in a folder of its own under out (artifact.RunName): a second profile of the same step never
+// replaces the first.
+func (p *stepProfiler) write(report *profile.Report, out string, step ladder.Config) (string, error) {
+	device := artifact.DeviceName(p.choice.Device)
+	if p.smoke {
 		device = "smoke-" + device
 	}
-	dir, err := artifact.CreateRunDir(*out, artifact.SafeName(device), "-step"+artifact.SafeName(step.ID.String()))
+	dir, err := artifact.CreateRunDir(out, artifact.SafeName(device), "-step"+artifact.SafeName(step.ID.String()))
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := report.WriteFiles(dir); err != nil {
-		return err
-	}
-	fmt.Print(report.Markdown())
-	fmt.Printf("\nprofile written to %s\n", dir)
-	return nil
+	return dir, report.WriteFiles(dir)
 }
 
 // validateProfile checks profile's flags: the shared ones, one step (a list would profile only its first), and

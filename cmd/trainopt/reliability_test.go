@@ -560,3 +560,28 @@ func TestUnclearInputIsSaid(t *testing.T) {
 		}
 	})
 }
+
+// ladder -profile: one process measures and profiles every step it runs, each report in a folder of its own
+// carrying that step's ID; a -capture below 1 is a usage error before any work.
+func TestLadderProfilesEveryStep(t *testing.T) {
+	out, prof, data := t.TempDir(), t.TempDir(), t.TempDir()
+	code, stdout, stderr := runCLI(t, nil, "ladder", "-steps", "1,2", "-capture", "1", // smoke sizes: enough steps that the loss falls
+		"-data", data, "-out", out, "-profile", prof)
+	if code != exitOK {
+		t.Fatalf("ladder -profile: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, id := range []string{"1", "2"} {
+		dirs, _ := filepath.Glob(filepath.Join(prof, "smoke-*-step"+id))
+		if len(dirs) != 1 {
+			t.Fatalf("step %s: want one profile folder in %s, got %v", id, prof, dirs)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[0], "report.json"))
+		if err != nil || !strings.Contains(string(b), "Profile of ladder step "+id+":") {
+			t.Errorf("step %s: report.json (%v) does not name its step:\n%.300s", id, err, b)
+		}
+	}
+	code, _, stderr = runCLI(t, nil, "ladder", "-steps", "1", "-data", data, "-out", out, "-profile", prof, "-capture", "0")
+	if code != exitUsage || !strings.Contains(stderr, "-capture") {
+		t.Errorf("ladder -capture 0: exit %d, want %d naming -capture:\n%s", code, exitUsage, stderr)
+	}
+}
