@@ -82,7 +82,7 @@ func cmdLadder(args []string) error {
 			opt.Trainers.KeepOnly(s.TrainerKey())
 		}
 		if prof != nil {
-			prof.hook(&opt)
+			prof.hook(&opt, s)
 		}
 		res, err := ladder.Run(choice.Backend, s, trainSet, opt)
 		if err == nil && smoke {

@@ -47,7 +47,7 @@ func cmdProfile(args []string) error {
 		}
 	}
 	p := &stepProfiler{choice: choice, capture: *capture, smoke: lf.smoke}
-	p.hook(&opt)
+	p.hook(&opt, *step)
 	res, err := ladder.Run(choice.Backend, *step, trainSet, opt)
 	if err != nil {
 		return err
@@ -70,12 +70,16 @@ type stepProfiler struct {
 	capture int // steps inside the capture
 	smoke   bool
 
+	steps    int             // steps the last capture ran: capture rounded up to whole calls of K steps
 	captured *profile.Report // the last capture (nil until one ran)
 	window   nvml.Summary    // NVML over the last timed window
 }
 
-// hook sets opt's Window (an NVML sampler over the timed window) and After (the capture) for the next Run.
-func (p *stepProfiler) hook(opt *ladder.Options) {
+// hook sets opt's Window (an NVML sampler over the timed window) and After (the capture) for the next Run, of
+// step. A rung that runs K steps per Execute captures whole calls, so the per-step figures divide by what ran.
+func (p *stepProfiler) hook(opt *ladder.Options, step ladder.Config) {
+	k := max(1, step.StepsPerCall)
+	p.steps = max(1, (p.capture+k-1)/k) * k
 	p.captured, p.window = nil, nvml.Summary{}
 	opt.Window = func() func() {
 		s, err := nvml.StartSampler(0, 25*time.Millisecond)
@@ -85,8 +89,8 @@ func (p *stepProfiler) hook(opt *ladder.Options) {
 		return func() { p.window = s.Stop() }
 	}
 	opt.After = func(runSteps func(int) error) error {
-		fmt.Fprintf(os.Stderr, "profile: capturing %d steps with XLA's profiler…\n", p.capture)
-		r, err := profile.CaptureAround(p.choice.PluginPath, func() error { return runSteps(p.capture) })
+		fmt.Fprintf(os.Stderr, "profile: capturing %d steps with XLA's profiler…\n", p.steps)
+		r, err := profile.CaptureAround(p.choice.PluginPath, func() error { return runSteps(p.steps) })
 		p.captured = r
 		if err != nil {
 			if errors.Is(err, profile.ErrNoPlugin) || !p.choice.IsGPU {
@@ -112,13 +116,13 @@ func (p *stepProfiler) report(step ladder.Config, res ladder.Result, set *cifar.
 	report.Title = fmt.Sprintf("Profile of ladder step %s: %s", step.ID, step.Name)
 	c := ladder.NewConditions(p.choice, set, step, opt, p.smoke)
 	c.Plugin, c.PJRTAPI = cmp.Or(report.Conditions.Plugin, c.Plugin), report.Conditions.PJRTAPI // the capture's
-	c.Batch, c.Precision, c.Steps = res.Batch, res.Precision, p.capture
+	c.Batch, c.Precision, c.Steps = res.Batch, res.Precision, p.steps
 	report.Conditions = c
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	report.Step = &profile.StepBreakdown{DataWait: ms(res.DataWaitMs), Transfer: ms(res.TransferMs),
 		Compute: ms(res.ComputeMs), Other: ms(res.OtherMs), Steps: 1}
 	if report.Kernels != nil {
-		if err := report.Resummarize(profile.SummaryOptions{Window: report.Window, Steps: p.capture}); err != nil {
+		if err := report.Resummarize(profile.SummaryOptions{Window: report.Window, Steps: p.steps}); err != nil {
 			report.Notes = append(report.Notes, err.Error())
 		}
 	}
