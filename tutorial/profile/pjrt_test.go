@@ -84,7 +84,8 @@ func TestTrimTrailingZero(t *testing.T) {
 		t.Error("valid buffer changed")
 	}
 	// A message whose last byte is a legitimate 0 (an int64 stat with value 0 at the end of the last plane).
-	b := spaceBytes(&xplanepb.XSpace{Planes: []*xplanepb.XPlane{{Name: "/host:CPU", Stats: []*xplanepb.XStat{statInt(1, 0)}}}})
+	plane := &xplanepb.XPlane{Name: "/host:CPU", Stats: []*xplanepb.XStat{statInt(1, 0)}}
+	b := spaceBytes(&xplanepb.XSpace{Planes: []*xplanepb.XPlane{plane}})
 	if b[len(b)-1] != 0 {
 		t.Fatal("test message should end in 0")
 	}
