@@ -6,9 +6,10 @@
 // on their own are subpackages, so that each can be read (and tested) apart:
 //
 //   - tutorial/profile/internal/xspace: decoding of the serialized XSpace that XLA's profiler returns
-//     (protowire, no generated code) and the GPU-plane reader (kernels and copies per stream, device info).
-//     Internal because its types mirror xplane.proto, which nothing outside this package should depend on;
-//     xspace/xspacetest is the hand-built XSpace the tests of both packages decode.
+//     (protoc-gen-go's code, committed in tutorial/internal/xlaproto/xplanepb) and the GPU-plane reader
+//     (kernels and copies per stream, device info). Internal because its types mirror xplane.proto, which
+//     nothing outside this package should depend on; xspace/xspacetest is the test XSpace the tests of both
+//     packages decode.
 //   - tutorial/profile/nvml: an NVML sampler (utilization, memory, SM clock, power), the nvidia-smi view.
 //   - tutorial/profile/memory: XLA's compiled memory per executable, the memory model fitted to it, the largest
 //     batch that fits and the check of that prediction (memory.Report is [Report].Memory).

@@ -1,28 +1,20 @@
 package profile
 
-// The shared test XSpace (xspacetest), under the short names this package's tests use.
+// The shared test XSpace (xspacetest) and its builders, under the short names this package's tests use.
 
 import (
 	"testing"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 	xt "github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace/xspacetest"
 )
 
-type pb = pbwire.Msg
-
-var (
-	statInt, statDouble, statStr, statRef = xt.StatInt, xt.StatDouble, xt.StatStr, xt.StatRef
-	statMD, eventMD, event                = xt.StatMD, xt.EventMD, xt.Event
-	testSpaceBytes                        = xt.SpaceBytes
-)
+var statInt, testSpaceBytes, spaceBytes = xt.StatInt, xt.SpaceBytes, xt.Bytes
 
 const (
-	t0Ns, us       = xt.T0Ns, xt.Us
-	k1Name, k2Name = xt.K1Name, xt.K2Name
-	k1Det, k2Det   = xt.K1Det, xt.K2Det
-	h2dDet, d2hDet = xt.H2DDet, xt.D2HDet
+	t0Ns                  = xt.T0Ns
+	k1Name, k2Name, k1Det = xt.K1Name, xt.K2Name, xt.K1Det
+	h2dDet                = xt.H2DDet
 )
 
 func mustDecode(t *testing.T, b []byte) *xspace.XSpace {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/xplanepb"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -83,8 +84,8 @@ func TestTrimTrailingZero(t *testing.T) {
 		t.Error("valid buffer changed")
 	}
 	// A message whose last byte is a legitimate 0 (an int64 stat with value 0 at the end of the last plane).
-	plane := (&pb{}).Str(2, "/host:CPU").Msg(6, statInt(1, 0))
-	b := (&pb{}).Msg(1, plane).B
+	plane := &xplanepb.XPlane{Name: "/host:CPU", Stats: []*xplanepb.XStat{statInt(1, 0)}}
+	b := spaceBytes(&xplanepb.XSpace{Planes: []*xplanepb.XPlane{plane}})
 	if b[len(b)-1] != 0 {
 		t.Fatal("test message should end in 0")
 	}

@@ -14,33 +14,13 @@ package autotune
 // Format. The file written by the jax-cuda13-pjrt plugin of jax 0.11.2 (XLA of late 2026) is the binary proto of
 // the cache of XLA's "new" autotuner (xla/backends/autotuner/, 2025–2026), message xla.autotuner.AutotuneCache,
 // not the xla.AutotuneResults (version=1, results=4) that XLA's older autotuner wrote and that
-// tutorial/backend/autotune.go still names; this decoder recognises that older one and says so. Field numbers
-// are those of these XLA files (package names in parentheses):
-//
-//	xla/backends/autotuner/autotuning.proto (xla.autotuner)
-//	  AutotuneCache          { device_scope=1, explicit_version_scope=2, entries=3 (AutotuneEntry) }
-//	  AutotuneEntry          { key=1 (AutotuneKey), value=2 (AutotuneValue) }
-//	  AutotuneKey            { target=1 (AutotuneTargetKey), environment=2 (AutotuneEnvironmentKey) }
-//	  AutotuneTargetKey      { device=1, explicit_version=2, hlo_fingerprint=3 }
-//	  AutotuneEnvironmentKey { codegen_version=1, codegen_options_fingerprint=2 }
-//	  AutotuneValue          { optimal_config=1 (Config), optimal_backend_version=2 }
-//	  Config                 { backend=1 (Backend enum), backend_config=2 (BackendConfig) }
-//	xla/backends/autotuner/backends.proto: enum Backend { CUDNN=1, TRITON=2, CUBLAS=3, CUBLASLT=4, ROCBLAS=5,
-//	  HIPBLASLT=6, MIOPEN=7, CUSTOM_KERNEL=8, BLOCK_LEVEL_EMITTER=9, NATIVE_EMITTER=10, LLVM_KERNEL_EMITTER=11,
-//	  CUBLAS_FISSION=12, CUBLASLT_FISSION=13, CUSTOM_KERNEL_FISSION=14, ROCBLAS_FISSION=15 } (3, 5, 12 and 15 are
-//	  reserved, i.e. retired, in the 2026 copies; 16 and up differ between copies and are reported as unknown)
-//	xla/backends/autotuner/backend_config.proto: BackendConfig { oneof: gemm=1 (xla.AutotuneResult.GemmKey),
-//	  triton=2 (TritonGemmKey), block_level=3 (BlockLevelFusionConfig), algorithm=4
-//	  (stream_executor.dnn.AlgorithmProto), llvm_kernel=5, native_emitter=6 (NativeEmitterBackendConfig) }
-//	xla/autotuning.proto (xla): AutotuneResult.GemmKey { algorithm=1, autotune_workspace_size=2 };
-//	  AutotuneResult.TritonGemmKey { block_m=1, block_n=2, block_k=3, split_k=4, num_stages=5, num_warps=6,
-//	  num_ctas=7, is_tma_allowed=8, is_warp_specialization_allowed=9, waves_per_eu=10, group_size=11 }
-//	xla/codegen/xtile/xtile_config.proto (xla.xtile): BlockLevelFusionConfig { output_tile_sizes=1 (retired),
-//	  num_warps=2, output_tiles=3 (Tile { sizes=1 }), num_ctas=4, num_stages=5, is_tma_allowed=6, ... }
-//	xla/tsl/protobuf/dnn.proto (stream_executor.dnn): AlgorithmProto { algo_id=1, math_type=2,
-//	  tuning_knobs=4 (map<int64,int64>), workspace_size=6 (google.protobuf.UInt64Value { value=1 }) }
-//	xla/service/gpu/backend_configs.proto (xla.gpu): NativeEmitterBackendConfig { type=1 (NativeEmitterType),
-//	  unroll_factor=2 }
+// tutorial/backend/autotune.go still names; this decoder recognises that older one and says so. An
+// AutotuneCache holds entries, each a key (the target: device, explicit version, HLO fingerprint; the
+// environment: codegen version and options fingerprint) and a value (the winning Config: a Backend and its
+// BackendConfig, a oneof of one message per backend kind, and the backend's version). The messages, with XLA's
+// field numbers and the files they come from, are in tutorial/internal/xlaproto/autotunepb/autotune.proto, which
+// the decoder's generated code follows. In the 2026 copies of the Backend enum, 3, 5, 12 and 15 are reserved,
+// i.e. retired; 16 and up differ between copies and are reported as unknown.
 //
 // What the keys hold (xla/backends/autotuner/autotuner_cache_interface.cc, autotune_fingerprint.cc):
 // target.device is a 16-hex Fingerprint64 of "CUDA: 9.0, Cores: …, GPU clock: …, Memory bandwidth: …, L2 cache: …"
@@ -58,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/internal/textfmt"
+	pb "github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/autotunepb"
 )
 
 // Errors returned by Decode (wrapped, test them with errors.Is).
@@ -94,15 +75,9 @@ const (
 	BackendROCBLASFission      Backend = 15 // Retired (reserved) in 2026.
 )
 
-var autotuneBackendNames = map[Backend]string{
-	0: "UNSPECIFIED_BACKEND", 1: "CUDNN", 2: "TRITON", 3: "CUBLAS", 4: "CUBLASLT", 5: "ROCBLAS", 6: "HIPBLASLT",
-	7: "MIOPEN", 8: "CUSTOM_KERNEL", 9: "BLOCK_LEVEL_EMITTER", 10: "NATIVE_EMITTER", 11: "LLVM_KERNEL_EMITTER",
-	12: "CUBLAS_FISSION", 13: "CUBLASLT_FISSION", 14: "CUSTOM_KERNEL_FISSION", 15: "ROCBLAS_FISSION",
-}
-
 // String is the enum name from backends.proto, or "unknown (Backend N)".
 func (b Backend) String() string {
-	if s, ok := autotuneBackendNames[b]; ok {
+	if s, ok := pb.Backend_name[int32(b)]; ok {
 		return s
 	}
 	return fmt.Sprintf("unknown (Backend %d)", int32(b))
@@ -215,14 +190,6 @@ type NativeEmitterConfig struct {
 	UnrollFactor int32
 }
 
-var backendConfigKinds = map[int]string{
-	1: "gemm", 2: "triton", 3: "block_level", 4: "algorithm", 5: "llvm_kernel", 6: "native_emitter",
-}
-
-var nativeEmitterTypes = []string{"INVALID", "LOOP", "IN_PLACE_DYNAMIC_UPDATE_SLICE", "CONCATENATE",
-	"REDUCTION_ROW", "REDUCTION_MULTIROW", "REDUCTION_COLUMN", "REDUCTION_MULTICOLUMN", "SCATTER_SORTED_INDICES",
-	"SCATTER_DISTRIBUTED_UPDATES", "TRANSPOSE", "PACKED_TRANSPOSE"}
-
 // String says the chosen config in words, with the cuDNN workspace size (which follows from the choice and the
 // shape).
 func (c Config) String() string {
@@ -290,9 +257,9 @@ func (c Config) Choice() string {
 		if ne.Type == 0 && ne.UnrollFactor == 0 {
 			return "default emitter (type and unroll factor unset)"
 		}
-		typ := fmt.Sprintf("unknown (NativeEmitterType %d)", ne.Type)
-		if ne.Type >= 0 && int(ne.Type) < len(nativeEmitterTypes) {
-			typ = nativeEmitterTypes[ne.Type]
+		typ, ok := pb.NativeEmitterType_name[ne.Type]
+		if !ok {
+			typ = fmt.Sprintf("unknown (NativeEmitterType %d)", ne.Type)
 		}
 		return fmt.Sprintf("%s, unroll %d", typ, ne.UnrollFactor)
 	}

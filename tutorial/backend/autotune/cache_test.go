@@ -5,18 +5,30 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
+	pb "github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/autotunepb"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // testdata/h200_xla_autotune.pb is the file --xla_gpu_dump_autotune_results_to wrote on an NVIDIA H200
 // (jax-cuda13-pjrt plugin of jax 0.11.2) while compiling MobileNetV2 bf16 training steps at batch 128 and 256
 // (assets/gpu-runs/2026-12-02-h200-run6/go/xla-autotune.pb).
 const h200AutotuneFile = "testdata/h200_xla_autotune.pb"
+
+// h200Cache reads h200AutotuneFile.
+func h200Cache(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(h200AutotuneFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
 
 func TestAutotuneCacheH200(t *testing.T) {
 	c, err := ReadCache(h200AutotuneFile)
@@ -120,10 +132,7 @@ func TestAutotuneCacheH200(t *testing.T) {
 }
 
 func TestAutotuneCacheErrors(t *testing.T) {
-	file, err := os.ReadFile(h200AutotuneFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := h200Cache(t)
 	xspace, err := os.ReadFile("../../profile/testdata/h200_gpu_test.xplane.pb") // A real XSpace from the same GPU (profile's test data).
 	if err != nil {
 		t.Fatal(err)
@@ -135,8 +144,8 @@ func TestAutotuneCacheErrors(t *testing.T) {
 	}
 	// xla.AutotuneResults of XLA's legacy autotuner (xla/autotune_results.proto: version=1, results=4
 	// { device=1, hlo=2, result=3 }).
-	legacy := new(pbwire.Msg).Varint(1, 3).Msg(4, new(pbwire.Msg).Str(1, "CUDA: 9.0, Cores: 132").Str(2, "{...}").
-		Msg(3, new(pbwire.Msg).Varint(8, 0))).B
+	legacy := marshal(&pb.AutotuneResults{Version: 3, Results: []*pb.AutotuneResults_Entry{
+		{Device: "CUDA: 9.0, Cores: 132", Hlo: "{...}", Result: &pb.AutotuneResult{}}}})
 
 	cases := []struct {
 		name string
@@ -145,7 +154,7 @@ func TestAutotuneCacheErrors(t *testing.T) {
 		text string
 	}{
 		{"empty", nil, ErrEmpty, "empty"},
-		{"scope only", new(pbwire.Msg).Str(1, "ed0e56ab8b2a0ecb").B, ErrEmpty, `device "ed0e56ab8b2a0ecb"`},
+		{"scope only", marshal(&pb.AutotuneCache{DeviceScope: "ed0e56ab8b2a0ecb"}), ErrEmpty, `device "ed0e56ab8b2a0ecb"`},
 		{"cut in the last entry", file[:len(file)-1], ErrTruncated, "after 784 entries"},
 		{"cut in the middle", file[:len(file)/2], ErrTruncated, "runs past the end of the 39101-byte file"},
 		{"cut in the first entry", file[:5], ErrTruncated, "byte 0 (after 0 entries)"},
@@ -153,7 +162,8 @@ func TestAutotuneCacheErrors(t *testing.T) {
 		{"random bytes", random, ErrNotCache, "autotune cache"},
 		{"text proto", []byte("entries { key { target { device: \"x\" } } }\n"), ErrNotCache, "the file is text"},
 		{"legacy AutotuneResults", legacy, ErrNotCache, "legacy xla.AutotuneResults (version 3, 1 results"},
-		{"entry without value", new(pbwire.Msg).Msg(3, new(pbwire.Msg).Msg(1, new(pbwire.Msg).Msg(1, new(pbwire.Msg).Str(3, "00")))).B,
+		{"entry without value", marshal(&pb.AutotuneCache{Entries: []*pb.AutotuneEntry{
+			{Key: &pb.AutotuneKey{Target: &pb.AutotuneTargetKey{HloFingerprint: "00"}}}}}),
 			ErrNotCache, "without key (field 1) or value (field 2)"},
 	}
 	for _, tc := range cases {
@@ -186,10 +196,7 @@ func TestAutotuneCacheErrors(t *testing.T) {
 // TestAutotuneCacheCutBetweenEntries documents a limit of the format: protobuf has no end marker, so a file cut
 // exactly between two entries is a valid, shorter cache (XLA would load it and tune the rest again).
 func TestAutotuneCacheCutBetweenEntries(t *testing.T) {
-	file, err := os.ReadFile(h200AutotuneFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := h200Cache(t)
 	off := 0
 	for range 100 { // Skip 100 top-level fields (entries).
 		_, typ, n := protowire.ConsumeTag(file[off:])
@@ -202,5 +209,36 @@ func TestAutotuneCacheCutBetweenEntries(t *testing.T) {
 	c, err := Decode(file[:off])
 	if err != nil || c.NumEntries != 100 {
 		t.Fatalf("first 100 entries: %d, %v", c.NumEntries, err)
+	}
+}
+
+// marshal serializes a test input (which always serializes: its strings are UTF-8).
+func marshal(m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestAutotuneCacheReencoded reads the H200 cache both ways: as XLA wrote it, and re-encoded from the generated
+// types (proto.Unmarshal, then Marshal), which must decode to the same Cache. The bytes differ (protobuf-go writes
+// the tuning_knobs map sorted by key, XLA in its hash order), which is why Filter copies the kept bytes instead.
+func TestAutotuneCacheReencoded(t *testing.T) {
+	file := h200Cache(t)
+	want, err := Decode(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generated pb.AutotuneCache
+	if err := proto.Unmarshal(file, &generated); err != nil || len(generated.Entries) != want.NumEntries {
+		t.Fatalf("proto.Unmarshal: %v, %d entries", err, len(generated.Entries))
+	}
+	again, err := Decode(marshal(&generated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, want) {
+		t.Error("the re-encoded cache decodes differently")
 	}
 }

@@ -1,6 +1,9 @@
 package autotune
 
-// Decoding of the binary xla.autotuner.AutotuneCache (see autotune_cache.go for the format and the summary).
+// Decoding of the binary xla.autotuner.AutotuneCache (see cache.go for the format and the summary). The top level is
+// walked field by field here, so that a cut copy, a text proto, an XSpace or the legacy xla.AutotuneResults is named
+// as such instead of half-read; each entry is then read with protoc-gen-go's code for the cache's messages
+// (tutorial/internal/xlaproto/autotunepb) and turned into an Entry.
 
 import (
 	"errors"
@@ -11,8 +14,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto"
+	pb "github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/autotunepb"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // ReadCache reads and decodes a file written by --xla_gpu_dump_autotune_results_to (binary form: XLA
@@ -62,12 +67,16 @@ func ReadFile(path string) ([]byte, error) {
 // otherwise accept almost any bytes as an empty message. A file cut exactly between two entries cannot be told
 // from a shorter cache (protobuf has no end marker): it decodes, with fewer entries.
 func Decode(data []byte) (Cache, error) {
-	var c Cache
+	c, _, err := decode(data)
+	return c, err
+}
+
+// decode is Decode that also says where each entry's field (tag and value) lies in data: [start, end).
+func decode(data []byte) (c Cache, spans [][2]int, err error) {
 	if len(data) == 0 {
-		return c, ErrEmpty
+		return c, nil, ErrEmpty
 	}
 	otherFields := map[protowire.Number]int{} // Top-level fields that are not AutotuneCache's, by number.
-	var legacyVersion uint64                  // xla.AutotuneResults.version, when field 1 is an integer.
 	for off := 0; off < len(data); {
 		b := data[off:]
 		num, typ, n := protowire.ConsumeTag(b)
@@ -79,10 +88,10 @@ func Decode(data []byte) (Cache, error) {
 			err := protowire.ParseError(min(n, m))
 			where := fmt.Sprintf("the field at byte %d (after %d entries)", off, len(c.Entries))
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return c, fmt.Errorf("%w: %s runs past the end of the %d-byte file", ErrTruncated, where,
+				return c, nil, fmt.Errorf("%w: %s runs past the end of the %d-byte file", ErrTruncated, where,
 					len(data))
 			}
-			return c, fmt.Errorf("%w: %s: %v%s", ErrNotCache, where, err, textHint(data))
+			return c, nil, fmt.Errorf("%w: %s: %v%s", ErrNotCache, where, err, textHint(data))
 		}
 		var field []byte
 		if typ == protowire.BytesType {
@@ -90,50 +99,49 @@ func Decode(data []byte) (Cache, error) {
 		}
 		switch {
 		case num == 3 && typ == protowire.BytesType:
-			e, err := decodeAutotuneEntry(field)
+			e, err := decodeEntry(field)
 			if err != nil {
-				return c, fmt.Errorf("%w: entry %d (byte %d): %v", ErrNotCache, len(c.Entries), off, err)
+				return c, nil, fmt.Errorf("%w: entry %d (byte %d): %v", ErrNotCache, len(c.Entries), off, err)
 			}
 			c.Entries = append(c.Entries, e)
+			spans = append(spans, [2]int{off, off + n + m})
 		case (num == 1 || num == 2) && typ == protowire.BytesType:
 			if !utf8.Valid(field) {
-				return c, fmt.Errorf("%w: top-level field %d at byte %d is not a UTF-8 string (another protobuf, "+
-					"such as a profiler XSpace?)", ErrNotCache, num, off)
+				return c, nil, fmt.Errorf("%w: top-level field %d at byte %d is not a UTF-8 string (another "+
+					"protobuf, such as a profiler XSpace?)", ErrNotCache, num, off)
 			}
 			if num == 1 {
 				c.DeviceScope = string(field)
 			} else {
 				c.ExplicitVersionScope = string(field)
 			}
-		case num == 1 && typ == protowire.VarintType:
-			legacyVersion, _ = protowire.ConsumeVarint(b[n:])
-			otherFields[num]++
 		default:
 			otherFields[num]++
 		}
 		off += n + m
 	}
-	if otherFields[1] > 0 && otherFields[4] > 0 && len(c.Entries) == 0 {
-		return c, fmt.Errorf("%w: this is the legacy xla.AutotuneResults (version %d, %d results in field 4), "+
+	var legacy pb.AutotuneResults // Field 1 an integer (version), field 4 messages (results).
+	if otherFields[1] > 0 && otherFields[4] > 0 && len(c.Entries) == 0 && proto.Unmarshal(data, &legacy) == nil {
+		return c, nil, fmt.Errorf("%w: this is the legacy xla.AutotuneResults (version %d, %d results in field 4), "+
 			"written by XLA's older autotuner; this reader takes the newer xla.autotuner.AutotuneCache",
-			ErrNotCache, legacyVersion, otherFields[4])
+			ErrNotCache, legacy.Version, len(legacy.Results))
 	}
 	for _, num := range []protowire.Number{1, 2, 3} {
 		if otherFields[num] > 0 {
-			return c, fmt.Errorf("%w: top-level field %d has the wrong wire type (AutotuneCache's is a string or "+
+			return c, nil, fmt.Errorf("%w: top-level field %d has the wrong wire type (AutotuneCache's is a string or "+
 				"message)%s", ErrNotCache, num, fieldList(otherFields))
 		}
 	}
 	if len(c.Entries) == 0 && len(otherFields) == 0 { // Only scope strings: a valid cache that holds nothing.
-		return c, fmt.Errorf("%w: the cache for device %q, version %q has no entries", ErrEmpty,
+		return c, nil, fmt.Errorf("%w: the cache for device %q, version %q has no entries", ErrEmpty,
 			c.DeviceScope, c.ExplicitVersionScope)
 	}
 	if len(c.Entries) == 0 {
-		return c, fmt.Errorf("%w: no entries (field 3) in %d bytes%s%s", ErrNotCache, len(data),
+		return c, nil, fmt.Errorf("%w: no entries (field 3) in %d bytes%s%s", ErrNotCache, len(data),
 			fieldList(otherFields), textHint(data))
 	}
 	c.summarize()
-	return c, nil
+	return c, spans, nil
 }
 
 func fieldList(fields map[protowire.Number]int) string {
@@ -159,282 +167,79 @@ func textHint(data []byte) string {
 	return " (the file is text: a text proto, written when the name ends in .txt or .textproto? Only the binary form is read)"
 }
 
-// checkedString returns a proto3 string field, which must be UTF-8 (protobuf parsers reject it otherwise).
-func checkedString(what string, b []byte) (string, error) {
-	if !utf8.Valid(b) {
-		return "", fmt.Errorf("%s is not a UTF-8 string", what)
+// tritonGemmKey is read leniently: its field 8 was a ClusterDims message in 2024's copies (now a bool), and such an
+// older member is skipped rather than refused.
+var tritonGemmKey = (*pb.AutotuneResult_TritonGemmKey)(nil).ProtoReflect().Descriptor().FullName()
+
+func decodeEntry(b []byte) (Entry, error) {
+	var pe pb.AutotuneEntry
+	if err := xlaproto.Unmarshal(b, &pe, tritonGemmKey); err != nil {
+		return Entry{}, err
 	}
-	return string(b), nil
-}
-
-func decodeAutotuneEntry(b []byte) (Entry, error) {
-	var e Entry
-	var haveKey, haveValue bool
-	err := pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
-		var err error
-		switch num {
-		case 1:
-			haveKey = true
-			err = decodeAutotuneKey(data, &e)
-		case 2:
-			haveValue = true
-			err = decodeAutotuneValue(data, &e)
-		}
-		return err
-	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
-	if err != nil {
-		return e, err
+	if pe.Key == nil || pe.Value == nil {
+		return Entry{}, fmt.Errorf("AutotuneEntry without key (field 1) or value (field 2)")
 	}
-	if !haveKey || !haveValue {
-		return e, fmt.Errorf("AutotuneEntry without key (field 1) or value (field 2)")
+	target, env, cfg := pe.Key.GetTarget(), pe.Key.GetEnvironment(), pe.Value.GetOptimalConfig()
+	c, err := backendConfig(cfg.GetBackendConfig())
+	return Entry{Device: target.GetDevice(), ExplicitVersion: target.GetExplicitVersion(),
+		HLOFingerprint: target.GetHloFingerprint(), CodegenVersion: env.GetCodegenVersion(),
+		CodegenOptionsFingerprint: env.GetCodegenOptionsFingerprint(), Backend: Backend(cfg.GetBackend()),
+		BackendVersion: pe.Value.GetOptimalBackendVersion(), Config: c}, err
+}
+
+// backendConfig turns the chosen BackendConfig into a Config: the oneof member's field number and name, and its
+// values for the members that are read. A member that autotune.proto lacks stays an unknown field: it is named by
+// its number.
+func backendConfig(bc *pb.BackendConfig) (Config, error) {
+	var c Config
+	if bc == nil {
+		return c, nil
 	}
-	return e, nil
-}
-
-func decodeAutotuneKey(b []byte, e *Entry) error {
-	return pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
-		switch num {
-		case 1: // AutotuneTargetKey
-			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, _ uint64, s []byte) error {
-				var err error
-				switch num {
-				case 1:
-					e.Device, err = checkedString("AutotuneTargetKey.device", s)
-				case 2:
-					e.ExplicitVersion, err = checkedString("AutotuneTargetKey.explicit_version", s)
-				case 3:
-					e.HLOFingerprint, err = checkedString("AutotuneTargetKey.hlo_fingerprint", s)
-				}
-				return err
-			}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType, 3: protowire.BytesType})
-		case 2: // AutotuneEnvironmentKey
-			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, _ uint64, s []byte) error {
-				var err error
-				switch num {
-				case 1:
-					e.CodegenVersion, err = checkedString("AutotuneEnvironmentKey.codegen_version", s)
-				case 2:
-					e.CodegenOptionsFingerprint, err = checkedString("AutotuneEnvironmentKey.codegen_options_fingerprint", s)
-				}
-				return err
-			}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
-		}
-		return nil
-	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
-}
-
-func decodeAutotuneValue(b []byte, e *Entry) error {
-	return pbwire.Each(b, func(num protowire.Number, _ protowire.Type, _ uint64, data []byte) error {
-		switch num {
-		case 1: // Config
-			return pbwire.Each(data, func(num protowire.Number, _ protowire.Type, v uint64, cfg []byte) error {
-				switch num {
-				case 1:
-					e.Backend = Backend(int32(v))
-				case 2:
-					return decodeBackendConfig(cfg, &e.Config)
-				}
-				return nil
-			}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType})
-		case 2:
-			var err error
-			e.BackendVersion, err = checkedString("AutotuneValue.optimal_backend_version", data)
-			return err
-		}
-		return nil
-	}, pbwire.Types{1: protowire.BytesType, 2: protowire.BytesType})
-}
-
-func decodeBackendConfig(b []byte, c *Config) error {
-	return pbwire.Each(b, func(num protowire.Number, typ protowire.Type, _ uint64, data []byte) error {
+	m := bc.ProtoReflect()
+	f := m.WhichOneof(m.Descriptor().Oneofs().ByName("config"))
+	if f != nil {
+		c.Field, c.Kind = int(f.Number()), string(f.Name())
+	}
+	for u := m.GetUnknown(); len(u) > 0; {
+		num, typ, n := protowire.ConsumeField(u)
 		if typ != protowire.BytesType { // Every member of the oneof is a message.
-			return pbwire.WireTypeError(fmt.Sprintf("BackendConfig field %d", num), typ)
+			return c, fmt.Errorf("BackendConfig field %d: unexpected wire type %d", num, typ)
 		}
-		*c = Config{Field: int(num), Kind: backendConfigKinds[int(num)]} // Last member wins, as in protobuf.
-		if c.Kind == "" {
-			c.Kind = fmt.Sprintf("unknown (field %d)", num)
+		if f == nil { // The last unknown member names the config, unless a known one is set.
+			c.Field, c.Kind = int(num), fmt.Sprintf("unknown (field %d)", num)
 		}
-		var err error
-		switch num {
-		case 1:
-			c.Gemm, err = decodeGemmKey(data)
-		case 2:
-			c.Triton, err = decodeTritonGemmKey(data)
-		case 3:
-			c.BlockLevel, err = decodeBlockLevel(data)
-		case 4:
-			c.Algorithm, err = decodeDNNAlgorithm(data)
-		case 6:
-			c.NativeEmitter, err = decodeNativeEmitter(data)
-		}
-		if err != nil {
-			return fmt.Errorf("BackendConfig.%s: %w", c.Kind, err)
-		}
-		return nil
-	})
-}
-
-func decodeGemmKey(b []byte) (*GemmKeyConfig, error) {
-	g := &GemmKeyConfig{}
-	return g, pbwire.Each(b, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
-		switch num {
-		case 1:
-			g.Algorithm = int64(v)
-		case 2:
-			g.WorkspaceSize = int64(v)
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType})
-}
-
-func decodeTritonGemmKey(b []byte) (*TritonGemmConfig, error) {
-	t := &TritonGemmConfig{}
-	return t, pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, _ []byte) error {
-		if typ != protowire.VarintType {
-			return nil // Field 8 was a ClusterDims message in 2024's TritonGemmKey; skip such older members.
-		}
-		switch num {
-		case 1:
-			t.BlockM = int64(v)
-		case 2:
-			t.BlockN = int64(v)
-		case 3:
-			t.BlockK = int64(v)
-		case 4:
-			t.SplitK = int64(v)
-		case 5:
-			t.NumStages = int64(v)
-		case 6:
-			t.NumWarps = int64(v)
-		case 7:
-			t.NumCTAs = int64(v)
-		case 8:
-			t.TMAAllowed = v != 0
-		case 9:
-			t.WarpSpecializationAllowed = v != 0
-		case 10:
-			t.WavesPerEU = int64(v)
-		case 11:
-			t.GroupSize = int64(v)
-		}
-		return nil
-	})
-}
-
-func decodeBlockLevel(b []byte) (*BlockLevelConfig, error) {
-	c := &BlockLevelConfig{}
-	return c, pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1: // Retired output_tile_sizes: one tile.
-			sizes, err := packedInt64s(typ, v, data)
-			if err != nil {
-				return err
-			}
-			if len(c.OutputTiles) == 0 {
-				c.OutputTiles = append(c.OutputTiles, nil)
-			}
-			c.OutputTiles[0] = append(c.OutputTiles[0], sizes...)
-		case 2:
-			c.NumWarps = int64(v)
-		case 3: // Tile { repeated int64 sizes = 1; }
-			var tile []int64
-			err := pbwire.Each(data, func(num protowire.Number, typ protowire.Type, v uint64, d []byte) error {
-				if num == 1 {
-					sizes, err := packedInt64s(typ, v, d)
-					tile = append(tile, sizes...)
-					return err
-				}
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("output_tiles: %w", err)
-			}
-			c.OutputTiles = append(c.OutputTiles, tile)
-		case 4:
-			c.NumCTAs = int64(v)
-		case 5:
-			c.NumStages = int64(v)
-		case 6:
-			c.TMAAllowed = v != 0
-		case 7:
-			c.WarpSpecialization = v != 0
-		}
-		return nil
-	}, pbwire.Types{2: protowire.VarintType, 3: protowire.BytesType, 4: protowire.VarintType, 5: protowire.VarintType,
-		6: protowire.VarintType, 7: protowire.VarintType})
-}
-
-// packedInt64s reads a repeated int64, packed (bytes) or not (one varint).
-func packedInt64s(typ protowire.Type, v uint64, data []byte) ([]int64, error) {
-	if typ == protowire.VarintType {
-		return []int64{int64(v)}, nil
+		u = u[n:]
 	}
-	if typ != protowire.BytesType {
-		return nil, pbwire.WireTypeError("repeated int64", typ)
+	switch v := bc.Config.(type) {
+	case *pb.BackendConfig_Gemm:
+		c.Gemm = &GemmKeyConfig{Algorithm: v.Gemm.GetAlgorithm(), WorkspaceSize: v.Gemm.GetAutotuneWorkspaceSize()}
+	case *pb.BackendConfig_Triton:
+		t := v.Triton
+		c.Triton = &TritonGemmConfig{BlockM: t.GetBlockM(), BlockN: t.GetBlockN(), BlockK: t.GetBlockK(),
+			SplitK: t.GetSplitK(), NumStages: t.GetNumStages(), NumWarps: t.GetNumWarps(), NumCTAs: t.GetNumCtas(),
+			TMAAllowed: t.GetIsTmaAllowed(), WarpSpecializationAllowed: t.GetIsWarpSpecializationAllowed(),
+			WavesPerEU: t.GetWavesPerEu(), GroupSize: t.GetGroupSize()}
+	case *pb.BackendConfig_BlockLevel:
+		bl := v.BlockLevel
+		c.BlockLevel = &BlockLevelConfig{NumWarps: bl.GetNumWarps(), NumCTAs: bl.GetNumCtas(),
+			NumStages: bl.GetNumStages(), TMAAllowed: bl.GetIsTmaAllowed(),
+			WarpSpecialization: bl.GetIsWarpSpecializationAllowed()}
+		if sizes := bl.GetOutputTileSizes(); len(sizes) > 0 { // The retired field: one tile.
+			c.BlockLevel.OutputTiles = [][]int64{sizes}
+		}
+		for _, t := range bl.GetOutputTiles() {
+			c.BlockLevel.OutputTiles = append(c.BlockLevel.OutputTiles, t.GetSizes())
+		}
+	case *pb.BackendConfig_Algorithm:
+		a := v.Algorithm
+		c.Algorithm = &DNNAlgorithm{AlgoID: a.GetAlgoId(), TuningKnobs: a.GetTuningKnobs(),
+			TensorOps: a.GetMathType() == pb.AlgorithmProto_TENSOR_OP_MATH}
+		if ws := a.GetWorkspaceSize(); ws != nil {
+			c.Algorithm.Workspace = &ws.Value
+		}
+	case *pb.BackendConfig_NativeEmitter:
+		c.NativeEmitter = &NativeEmitterConfig{Type: int32(v.NativeEmitter.GetType()),
+			UnrollFactor: v.NativeEmitter.GetUnrollFactor()}
 	}
-	var out []int64
-	for len(data) > 0 {
-		x, n := protowire.ConsumeVarint(data)
-		if n < 0 {
-			return nil, protowire.ParseError(n)
-		}
-		out = append(out, int64(x))
-		data = data[n:]
-	}
-	return out, nil
-}
-
-func decodeDNNAlgorithm(b []byte) (*DNNAlgorithm, error) {
-	a := &DNNAlgorithm{}
-	return a, pbwire.Each(b, func(num protowire.Number, _ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			a.AlgoID = int64(v)
-		case 2:
-			a.TensorOps = v == 1
-		case 4: // map<int64, int64> entry { key=1, value=2 }
-			var k, val int64
-			err := pbwire.Each(data, func(num protowire.Number, _ protowire.Type, x uint64, _ []byte) error {
-				if num == 1 {
-					k = int64(x)
-				} else if num == 2 {
-					val = int64(x)
-				}
-				return nil
-			}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType})
-			if err != nil {
-				return fmt.Errorf("tuning_knobs: %w", err)
-			}
-			if a.TuningKnobs == nil {
-				a.TuningKnobs = map[int64]int64{}
-			}
-			a.TuningKnobs[k] = val
-		case 6: // google.protobuf.UInt64Value { value=1 }
-			var ws uint64
-			err := pbwire.Each(data, func(num protowire.Number, _ protowire.Type, x uint64, _ []byte) error {
-				if num == 1 {
-					ws = x
-				}
-				return nil
-			}, pbwire.Types{1: protowire.VarintType})
-			if err != nil {
-				return fmt.Errorf("workspace_size: %w", err)
-			}
-			a.Workspace = &ws
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType, 4: protowire.BytesType, 6: protowire.BytesType})
-}
-
-func decodeNativeEmitter(b []byte) (*NativeEmitterConfig, error) {
-	c := &NativeEmitterConfig{}
-	return c, pbwire.Each(b, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
-		switch num {
-		case 1:
-			c.Type = int32(v)
-		case 2:
-			c.UnrollFactor = int32(v)
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType})
+	return c, nil
 }

@@ -10,12 +10,14 @@
 //
 // Files:
 //
-//   - cache.go: the format (the XLA .proto files and field numbers this reader follows), the Go types
-//     ([Cache], [Entry], [Config] and the per-backend configs, [Backend] with the enum's values), the
-//     per-backend summary and [Cache.Markdown], which `trainopt autotune` prints.
-//   - decode.go: [ReadCache], [ReadFile] (bounded by [MaxFileBytes]) and [Decode]: protowire decoding with
-//     wire-type checks, so that a cut copy, a text proto, an XSpace or the legacy xla.AutotuneResults is named
-//     as such ([ErrEmpty], [ErrTruncated], [ErrNotCache]) instead of half-read.
+//   - cache.go: the format (what the file is and what its keys hold), the Go types ([Cache], [Entry], [Config]
+//     and the per-backend configs, [Backend] with the enum's values), the per-backend summary and
+//     [Cache.Markdown], which `trainopt autotune` prints.
+//   - decode.go: [ReadCache], [ReadFile] (bounded by [MaxFileBytes]) and [Decode]: the top-level fields walked
+//     with protowire, so that a cut copy, a text proto, an XSpace or the legacy xla.AutotuneResults is named as
+//     such ([ErrEmpty], [ErrTruncated], [ErrNotCache]) instead of half-read, and each entry read with the
+//     generated code of tutorial/internal/xlaproto/autotunepb (its autotune.proto lists the XLA messages and
+//     field numbers), with wire-type checks (xlaproto.Unmarshal).
 //   - filter.go: [Filter] and [DropCudnnAlgos]: the cache without chosen entries, every other byte kept, so
 //     that XLA tunes only those instructions again (`trainopt autotune -drop-cudnn-algos`).
 //   - testdata/h200_xla_autotune.pb: a real cache written on an NVIDIA H200, which the tests decode.

@@ -1,9 +1,9 @@
 package autotune
 
-import "google.golang.org/protobuf/encoding/protowire"
-
 // Filter returns the binary cache data without the entries for which drop returns true, and how many
-// it dropped. Every other field is copied byte for byte, so what XLA reads back is what it wrote.
+// it dropped. Every other byte is copied as it was, so what XLA reads back is what it wrote (re-encoding the
+// decoded messages would keep every field too, but could reorder map entries and the fields that this package's
+// copy of the .proto lacks).
 //
 // Why: a cache entry pins XLA's choice for an instruction; a process that loads it never tunes that instruction
 // again. To let XLA choose again under new constraints — cuDNN engines excluded by a CUDNN_ERRATA_JSON_FILE, as
@@ -11,27 +11,19 @@ import "google.golang.org/protobuf/encoding/protowire"
 // engines could be avoided — the entries that chose the excluded engines have to go, and only those: the rest of
 // the cache stays warm.
 func Filter(data []byte, drop func(Entry) bool) ([]byte, int, error) {
-	c, err := Decode(data) // checks every field; its entries are the field-3 values, in order
+	c, spans, err := decode(data) // checks every field; spans[i] is where entry i's field lies
 	if err != nil {
 		return nil, 0, err
 	}
 	out := make([]byte, 0, len(data))
-	dropped, entry := 0, 0
-	for off := 0; off < len(data); {
-		b := data[off:]
-		num, typ, n := protowire.ConsumeTag(b)
-		size := n + protowire.ConsumeFieldValue(num, typ, b[n:])
-		off += size
-		if num == 3 && typ == protowire.BytesType {
-			entry++
-			if drop(c.Entries[entry-1]) {
-				dropped++
-				continue
-			}
+	dropped, kept := 0, 0 // kept: data[:kept] is copied or dropped already
+	for i, e := range c.Entries {
+		if drop(e) {
+			out = append(out, data[kept:spans[i][0]]...)
+			dropped, kept = dropped+1, spans[i][1]
 		}
-		out = append(out, b[:size]...)
 	}
-	return out, dropped, nil
+	return append(out, data[kept:]...), dropped, nil
 }
 
 // DropCudnnAlgos is a Filter predicate: the cuDNN convolution entries that chose one of algos.

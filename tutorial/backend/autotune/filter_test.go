@@ -3,17 +3,13 @@ package autotune
 import (
 	"bytes"
 	"errors"
-	"os"
 	"testing"
 )
 
 // The H200 cache in testdata: dropping the cuDNN entries of some algos removes exactly those entries, keeps every
 // other entry as it was, and keeping everything gives the file back byte for byte.
 func TestFilterAutotuneCache(t *testing.T) {
-	data, err := os.ReadFile("testdata/h200_xla_autotune.pb")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := h200Cache(t)
 	all, err := Decode(data)
 	if err != nil {
 		t.Fatal(err)

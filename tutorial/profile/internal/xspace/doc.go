@@ -5,10 +5,11 @@
 //
 // Files:
 //
-//   - xspace.go: the field numbers of xplane.proto, the plain Go mirror ([XSpace], [XPlane], [XLine],
-//     [XEvent], [XStat], metadata) and [DecodeXSpace], on the shared protowire walker
-//     (tutorial/internal/pbwire): GoMLX has no protoc step and the tutorial does not grow one to read a trace.
+//   - xspace.go: the plain Go mirror ([XSpace], [XPlane], [XLine], [XEvent], [XStat], metadata) and
+//     [DecodeXSpace], which reads the bytes with protoc-gen-go's code for xplane.proto
+//     (tutorial/internal/xlaproto/xplanepb, generated once and committed) and converts them to the mirror.
 //   - gpuevents.go: what XLA's CUDA tracer writes on a "/device:GPU:<n>" plane, read into [GPUDevice]s:
 //     kernels, copies and memsets per stream ([GPUEvent], [EventKind]) and the device's [DeviceInfo].
-//   - xspacetest: the hand-built XSpace that the tests of this package and of tutorial/profile decode.
+//   - xspacetest: the test XSpace, built with the generated types, that the tests of this package and of
+//     tutorial/profile decode.
 package xspace

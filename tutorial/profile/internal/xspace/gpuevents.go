@@ -301,36 +301,23 @@ func memcpyKind(name, details string) EventKind {
 func deviceInfo(p *XPlane) DeviceInfo {
 	var info DeviceInfo
 	var ccMajor, ccMinor = -1, -1
+	numeric := map[string]func(v float64){ // Plane stats with a number.
+		"core_count":        func(v float64) { info.SMCount = int(v) },
+		"clock_rate":        func(v float64) { info.ClockRateKHz = int64(v) },
+		"memory_size":       func(v float64) { info.MemoryBytes = int64(v) },
+		"memory_bandwidth":  func(v float64) { info.MemoryBandwidth = int64(v) },
+		"compute_cap_major": func(v float64) { ccMajor = int(v) },
+		"compute_cap_minor": func(v float64) { ccMinor = int(v) },
+	}
 	for _, s := range p.Stats {
-		v, isNum := StatNumber(s)
-		switch p.StatName(s) {
+		switch name := p.StatName(s); name {
 		case "gpu_device_name":
 			info.Name = p.StatString(s)
 		case "device_vendor":
 			info.Vendor = p.StatString(s)
-		case "core_count":
-			if isNum {
-				info.SMCount = int(v)
-			}
-		case "clock_rate":
-			if isNum {
-				info.ClockRateKHz = int64(v)
-			}
-		case "memory_size":
-			if isNum {
-				info.MemoryBytes = int64(v)
-			}
-		case "memory_bandwidth":
-			if isNum {
-				info.MemoryBandwidth = int64(v)
-			}
-		case "compute_cap_major":
-			if isNum {
-				ccMajor = int(v)
-			}
-		case "compute_cap_minor":
-			if isNum {
-				ccMinor = int(v)
+		default:
+			if v, isNum := StatNumber(s); isNum && numeric[name] != nil {
+				numeric[name](v)
 			}
 		}
 	}

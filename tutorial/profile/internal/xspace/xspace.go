@@ -1,31 +1,17 @@
 package xspace
 
-// XLA's profiler hands back an XSpace: a serialized protobuf (tensorflow.profiler.XSpace). GoMLX has no protoc step
-// and the tutorial must not grow one just to read a trace, so this file decodes the wire format directly with
-// google.golang.org/protobuf/encoding/protowire into plain Go structs.
-//
-// Field numbers are those of xla/tsl/profiler/protobuf/xplane.proto (package tensorflow.profiler, proto3):
-//
-//	XSpace         { planes=1 (XPlane), errors=2, warnings=3, hostnames=4 (string) }
-//	XPlane         { id=1, name=2, lines=3 (XLine), event_metadata=4 (map<int64,XEventMetadata>),
-//	                 stat_metadata=5 (map<int64,XStatMetadata>), stats=6 (XStat) }
-//	XLine          { id=1, display_id=10, name=2, display_name=11, timestamp_ns=3, duration_ps=9, events=4;
-//	                 reserved 5..8 }
-//	XEvent         { metadata_id=1, oneof{offset_ps=2, num_occurrences=5}, duration_ps=3, stats=4 }
-//	XStat          { metadata_id=1, oneof{double_value=2 (fixed64), uint64_value=3, int64_value=4,
-//	                 str_value=5, bytes_value=6, ref_value=7 (uint64)} }
-//	XEventMetadata { id=1, name=2, display_name=4, metadata=3 (bytes), stats=5 (XStat), child_id=6 (packed int64) }
-//	XStatMetadata  { id=1, name=2, description=3 }
-//
-// A proto map field is encoded as a repeated message {key=1, value=2}. Unknown fields are skipped, so newer
-// producers (more fields) still decode.
+// XLA's profiler hands back an XSpace: a serialized protobuf (tensorflow.profiler.XSpace of
+// xla/tsl/profiler/protobuf/xplane.proto). protoc-gen-go's code for it (tutorial/internal/xlaproto/xplanepb, whose
+// xplane.proto lists the messages and field numbers) decodes it; this file turns that into the plain Go mirror
+// below, which the rest of tutorial/profile reads: stats as a kind and a value rather than a oneof, events by
+// value, metadata maps that are never nil.
 
 import (
+	"cmp"
 	"fmt"
-	"math"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto"
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/xplanepb"
 )
 
 // XSpace is a container of parallel XPlanes (one per device, one for host threads, ...).
@@ -70,7 +56,7 @@ type XEvent struct {
 // StatKind says which member of XStat's value oneof is set.
 type StatKind uint8
 
-// The XStat value kinds, in xplane.proto's order.
+// The XStat value kinds, in xplane.proto's order: each is its oneof member's field number less one.
 const (
 	StatNone StatKind = iota
 	StatDouble
@@ -110,239 +96,61 @@ type XStatMetadata struct {
 	Description string
 }
 
-// DecodeXSpace parses a serialized tensorflow.profiler.XSpace.
+// DecodeXSpace parses a serialized tensorflow.profiler.XSpace. Unknown fields are skipped, so newer producers
+// (more fields) still decode; a known field of the wrong wire type is an error (xlaproto.Unmarshal).
 func DecodeXSpace(b []byte) (*XSpace, error) {
-	s := &XSpace{}
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			if typ != protowire.BytesType {
-				return pbwire.WireTypeError("XSpace.planes", typ)
-			}
-			p, err := decodeXPlane(data)
-			if err != nil {
-				return fmt.Errorf("plane %d: %w", len(s.Planes), err)
-			}
-			s.Planes = append(s.Planes, p)
-		case 2, 3, 4:
-			if typ != protowire.BytesType {
-				return pbwire.WireTypeError("XSpace strings", typ)
-			}
-			switch num {
-			case 2:
-				s.Errors = append(s.Errors, string(data))
-			case 3:
-				s.Warnings = append(s.Warnings, string(data))
-			case 4:
-				s.Hostnames = append(s.Hostnames, string(data))
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	var pb xplanepb.XSpace
+	if err := xlaproto.Unmarshal(b, &pb); err != nil {
 		return nil, fmt.Errorf("decoding XSpace: %w", err)
+	}
+	s := &XSpace{Errors: pb.Errors, Warnings: pb.Warnings, Hostnames: pb.Hostnames}
+	for _, p := range pb.Planes {
+		s.Planes = append(s.Planes, plane(p))
 	}
 	return s, nil
 }
 
-func decodeXPlane(b []byte) (*XPlane, error) {
-	p := &XPlane{EventMetadata: map[int64]*XEventMetadata{}, StatMetadata: map[int64]*XStatMetadata{}}
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			p.ID = int64(v)
-		case 2:
-			p.Name = string(data)
-		case 3:
-			l, err := decodeXLine(data)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", len(p.Lines), err)
-			}
-			p.Lines = append(p.Lines, l)
-		case 4:
-			key, val, err := decodeMapEntry(data)
-			if err != nil {
-				return fmt.Errorf("event_metadata: %w", err)
-			}
-			md, err := decodeXEventMetadata(val)
-			if err != nil {
-				return fmt.Errorf("event_metadata[%d]: %w", key, err)
-			}
-			if md.ID == 0 {
-				md.ID = key
-			}
-			p.EventMetadata[key] = md
-		case 5:
-			key, val, err := decodeMapEntry(data)
-			if err != nil {
-				return fmt.Errorf("stat_metadata: %w", err)
-			}
-			md, err := decodeXStatMetadata(val)
-			if err != nil {
-				return fmt.Errorf("stat_metadata[%d]: %w", key, err)
-			}
-			if md.ID == 0 {
-				md.ID = key
-			}
-			p.StatMetadata[key] = md
-		case 6:
-			st, err := decodeXStat(data)
-			if err != nil {
-				return fmt.Errorf("plane stat: %w", err)
-			}
-			p.Stats = append(p.Stats, st)
+// plane converts a generated XPlane into the mirror types; a metadata entry without an id takes its map key.
+func plane(p *xplanepb.XPlane) *XPlane {
+	out := &XPlane{ID: p.Id, Name: p.Name, Stats: stats(p.Stats),
+		EventMetadata: make(map[int64]*XEventMetadata, len(p.EventMetadata)),
+		StatMetadata:  make(map[int64]*XStatMetadata, len(p.StatMetadata))}
+	for _, l := range p.Lines {
+		line := &XLine{ID: l.Id, DisplayID: l.DisplayId, Name: l.Name, DisplayName: l.DisplayName,
+			TimestampNs: l.TimestampNs, DurationPs: l.DurationPs}
+		for _, e := range l.Events {
+			line.Events = append(line.Events, XEvent{MetadataID: e.MetadataId, OffsetPs: e.GetOffsetPs(),
+				NumOccurrences: e.GetNumOccurrences(), DurationPs: e.DurationPs, Stats: stats(e.Stats)})
 		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType, 4: protowire.BytesType,
-		5: protowire.BytesType, 6: protowire.BytesType})
-	return p, err
+		out.Lines = append(out.Lines, line)
+	}
+	for key, md := range p.EventMetadata {
+		out.EventMetadata[key] = &XEventMetadata{ID: cmp.Or(md.GetId(), key), Name: md.GetName(),
+			DisplayName: md.GetDisplayName(), Metadata: md.GetMetadata(), Stats: stats(md.GetStats()),
+			ChildIDs: md.GetChildId()}
+	}
+	for key, md := range p.StatMetadata {
+		out.StatMetadata[key] = &XStatMetadata{ID: cmp.Or(md.GetId(), key), Name: md.GetName(),
+			Description: md.GetDescription()}
+	}
+	return out
 }
 
-func decodeXLine(b []byte) (*XLine, error) {
-	l := &XLine{}
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			l.ID = int64(v)
-		case 10:
-			l.DisplayID = int64(v)
-		case 2:
-			l.Name = string(data)
-		case 11:
-			l.DisplayName = string(data)
-		case 3:
-			l.TimestampNs = int64(v)
-		case 9:
-			l.DurationPs = int64(v)
-		case 4:
-			e, err := decodeXEvent(data)
-			if err != nil {
-				return fmt.Errorf("event %d: %w", len(l.Events), err)
-			}
-			l.Events = append(l.Events, e)
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 10: protowire.VarintType, 2: protowire.BytesType, 11: protowire.BytesType,
-		3: protowire.VarintType, 9: protowire.VarintType, 4: protowire.BytesType})
-	return l, err
-}
+// statValue is XStat's value oneof: its members' field numbers, 2 (double_value) to 7 (ref_value), are in StatKind's
+// order, one above it.
+var statValue = (*xplanepb.XStat)(nil).ProtoReflect().Descriptor().Oneofs().ByName("value")
 
-func decodeXEvent(b []byte) (XEvent, error) {
-	var e XEvent
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			e.MetadataID = int64(v)
-		case 2:
-			e.OffsetPs = int64(v)
-		case 5:
-			e.NumOccurrences = int64(v)
-		case 3:
-			e.DurationPs = int64(v)
-		case 4:
-			st, err := decodeXStat(data)
-			if err != nil {
-				return fmt.Errorf("stat %d: %w", len(e.Stats), err)
-			}
-			e.Stats = append(e.Stats, st)
+func stats(in []*xplanepb.XStat) []XStat {
+	var out []XStat
+	for _, s := range in {
+		st := XStat{MetadataID: s.MetadataId, Double: s.GetDoubleValue(), Uint64: s.GetUint64Value(),
+			Int64: s.GetInt64Value(), Str: s.GetStrValue(), Bytes: s.GetBytesValue(), Ref: s.GetRefValue()}
+		if f := s.ProtoReflect().WhichOneof(statValue); f != nil {
+			st.Kind = StatKind(f.Number() - 1)
 		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.VarintType, 5: protowire.VarintType, 3: protowire.VarintType,
-		4: protowire.BytesType})
-	return e, err
-}
-
-func decodeXStat(b []byte) (XStat, error) {
-	var s XStat
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			s.MetadataID = int64(v)
-		case 2:
-			s.Kind, s.Double = StatDouble, math.Float64frombits(v)
-		case 3:
-			s.Kind, s.Uint64 = StatUint64, v
-		case 4:
-			s.Kind, s.Int64 = StatInt64, int64(v)
-		case 5:
-			s.Kind, s.Str = StatStr, string(data)
-		case 6:
-			s.Kind, s.Bytes = StatBytes, append([]byte(nil), data...)
-		case 7:
-			s.Kind, s.Ref = StatRef, v
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.Fixed64Type, 3: protowire.VarintType, 4: protowire.VarintType,
-		5: protowire.BytesType, 6: protowire.BytesType, 7: protowire.VarintType})
-	return s, err
-}
-
-func decodeXEventMetadata(b []byte) (*XEventMetadata, error) {
-	m := &XEventMetadata{}
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			m.ID = int64(v)
-		case 2:
-			m.Name = string(data)
-		case 4:
-			m.DisplayName = string(data)
-		case 3:
-			m.Metadata = append([]byte(nil), data...)
-		case 5:
-			st, err := decodeXStat(data)
-			if err != nil {
-				return err
-			}
-			m.Stats = append(m.Stats, st)
-		case 6:
-			if typ == protowire.VarintType { // Unpacked encoding, accepted by proto3 parsers too.
-				m.ChildIDs = append(m.ChildIDs, int64(v))
-				return nil
-			}
-			for len(data) > 0 {
-				x, n := protowire.ConsumeVarint(data)
-				if n < 0 {
-					return protowire.ParseError(n)
-				}
-				m.ChildIDs = append(m.ChildIDs, int64(x))
-				data = data[n:]
-			}
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType, 4: protowire.BytesType, 3: protowire.BytesType,
-		5: protowire.BytesType})
-	return m, err
-}
-
-func decodeXStatMetadata(b []byte) (*XStatMetadata, error) {
-	m := &XStatMetadata{}
-	err := pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			m.ID = int64(v)
-		case 2:
-			m.Name = string(data)
-		case 3:
-			m.Description = string(data)
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType})
-	return m, err
-}
-
-// decodeMapEntry decodes a map<int64, Message> entry: key=1 (varint), value=2 (bytes).
-func decodeMapEntry(b []byte) (key int64, value []byte, err error) {
-	err = pbwire.Each(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) error {
-		switch num {
-		case 1:
-			key = int64(v)
-		case 2:
-			value = data
-		}
-		return nil
-	}, pbwire.Types{1: protowire.VarintType, 2: protowire.BytesType})
-	return
+		out = append(out, st)
+	}
+	return out
 }
 
 // StatName returns the name of a stat of this plane ("" if unknown).

@@ -1,10 +1,14 @@
 package xspace
 
 import (
+	"os"
 	"reflect"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/xplanepb"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xspace/xspacetest"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 func mustDecode(t *testing.T, b []byte) *XSpace {
@@ -75,18 +79,62 @@ func TestDecodeXSpaceErrors(t *testing.T) {
 		t.Error("truncated XSpace decoded without error")
 	}
 	// A plane given as a varint instead of a message.
-	if _, err := DecodeXSpace((&pb{}).Varint(1, 5).B); err == nil {
+	if _, err := DecodeXSpace(protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 5)); err == nil {
 		t.Error("wrong wire type accepted")
 	}
 	// Unknown fields are skipped (forward compatibility).
-	b := append((&pb{}).Varint(99, 1).Str(98, "future").B, good...)
+	b := protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 1)
+	b = append(field(b, 98, []byte("future")), good...)
 	if s, err := DecodeXSpace(b); err != nil || len(s.Planes) != 2 {
 		t.Errorf("unknown fields: %v", err)
 	}
-	// Packed and unpacked child_id.
-	md := (&pb{}).Varint(1, 3).Str(2, "parent").Bytes(6, protowire.AppendVarint(protowire.AppendVarint(nil, 4), 5)).Varint(6, 6)
-	m, err := decodeXEventMetadata(md.B)
-	if err != nil || !reflect.DeepEqual(m.ChildIDs, []int64{4, 5, 6}) {
-		t.Errorf("child ids %v, %v", m.ChildIDs, err)
+	// Packed and unpacked child_id: event_metadata {3: {id 3, name "parent", child_id [4 5] packed, child_id 6}}.
+	md := xspacetest.Bytes(&xplanepb.XEventMetadata{Id: 3, Name: "parent", ChildId: []int64{4, 5}})
+	md = protowire.AppendVarint(protowire.AppendTag(md, 6, protowire.VarintType), 6)
+	entry := field(protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 3), 2, md)
+	var ids []int64
+	s, err := DecodeXSpace(field(nil, 1, field(nil, 4, entry)))
+	if err == nil && s.Planes[0].EventMetadata[3] != nil {
+		ids = s.Planes[0].EventMetadata[3].ChildIDs
+	}
+	if err != nil || !reflect.DeepEqual(ids, []int64{4, 5, 6}) {
+		t.Errorf("child ids %v, %v", ids, err)
+	}
+}
+
+// field appends a length-delimited field.
+func field(b []byte, num protowire.Number, v []byte) []byte {
+	return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+}
+
+// TestDecodeRealXSpace reads the real H200 capture of tutorial/profile's testdata both ways: as written, and
+// re-encoded from the generated types (proto.Unmarshal, then Marshal), which must decode to the same mirror.
+func TestDecodeRealXSpace(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/h200_gpu_test.xplane.pb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustDecode(t, raw)
+	var generated xplanepb.XSpace
+	if err := proto.Unmarshal(raw, &generated); err != nil {
+		t.Fatal(err)
+	}
+	if again := mustDecode(t, xspacetest.Bytes(&generated)); !reflect.DeepEqual(again, s) {
+		t.Error("the re-encoded capture decodes differently")
+	}
+	devs := GPUDevices(s)
+	if len(devs) != 1 || len(devs[0].Events) == 0 || devs[0].Info.SMCount != 132 {
+		t.Fatalf("%d GPU planes; want one H200 (132 SMs) with events: %+v", len(devs), devs)
+	}
+	kernels := 0
+	for _, e := range devs[0].Events {
+		if e.Kind == KindKernel && e.Blocks() > 0 {
+			kernels++
+		}
+	}
+	t.Logf("%d planes, %d GPU events (%d kernels with a grid), %d skipped", len(s.Planes), len(devs[0].Events),
+		kernels, devs[0].Skipped)
+	if kernels == 0 {
+		t.Error("no kernel with kernel_details")
 	}
 }

@@ -1,38 +1,61 @@
-// Package xspacetest builds XSpace protos by hand for the tests of tutorial/profile/internal/xspace and
-// tutorial/profile: one GPU plane with two streams of kernels and copies, and a host plane ([SpaceBytes]), plus
-// the stat and event builders and the constants the tests compare against. It exists so that both packages'
-// tests decode the same bytes; it does not import xspace, so that xspace's own tests can use it.
+// Package xspacetest builds XSpace protos for the tests of tutorial/profile/internal/xspace and tutorial/profile,
+// with the generated types of tutorial/internal/xlaproto/xplanepb: one GPU plane with two streams of kernels and
+// copies, and a host plane ([SpaceBytes]), plus the constants the tests compare against. It exists so that both
+// packages' tests decode the same bytes; it does not import xspace, so that xspace's own tests can use it.
 package xspacetest
 
-import "github.com/gomlx-tutorials/trainopt/tutorial/internal/pbwire"
+import (
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/xlaproto/xplanepb"
+	"google.golang.org/protobuf/proto"
+)
 
-// XStat builders.
-func StatInt(md int64, v int64) *pbwire.Msg {
-	return new(pbwire.Msg).Varint(1, uint64(md)).Varint(4, uint64(v))
-}
-func StatUint(md int64, v uint64) *pbwire.Msg {
-	return new(pbwire.Msg).Varint(1, uint64(md)).Varint(3, v)
-}
-func StatDouble(md int64, v float64) *pbwire.Msg {
-	return new(pbwire.Msg).Varint(1, uint64(md)).Double(2, v)
-}
-func StatStr(md int64, s string) *pbwire.Msg { return new(pbwire.Msg).Varint(1, uint64(md)).Str(5, s) }
-func StatRef(md int64, ref int64) *pbwire.Msg {
-	return new(pbwire.Msg).Varint(1, uint64(md)).Varint(7, uint64(ref))
+type (
+	stat   = xplanepb.XStat
+	events = []*xplanepb.XEvent
+)
+
+// StatInt is an int64-valued XStat.
+func StatInt(md int64, v int64) *stat {
+	return &stat{MetadataId: md, Value: &xplanepb.XStat_Int64Value{Int64Value: v}}
 }
 
-func StatMD(id int64, name string) *pbwire.Msg {
-	return new(pbwire.Msg).Varint(1, uint64(id)).Msg(2, new(pbwire.Msg).Varint(1, uint64(id)).Str(2, name))
+func statUint(md int64, v uint64) *stat {
+	return &stat{MetadataId: md, Value: &xplanepb.XStat_Uint64Value{Uint64Value: v}}
 }
-func EventMD(id int64, name string) *pbwire.Msg {
-	return new(pbwire.Msg).Varint(1, uint64(id)).Msg(2, new(pbwire.Msg).Varint(1, uint64(id)).Str(2, name))
+func statDouble(md int64, v float64) *stat {
+	return &stat{MetadataId: md, Value: &xplanepb.XStat_DoubleValue{DoubleValue: v}}
 }
-func Event(md int64, offsetPs, durPs int64, stats ...*pbwire.Msg) *pbwire.Msg {
-	e := new(pbwire.Msg).Varint(1, uint64(md)).Varint(2, uint64(offsetPs)).Varint(3, uint64(durPs))
-	for _, s := range stats {
-		e.Msg(4, s)
+func statStr(md int64, s string) *stat {
+	return &stat{MetadataId: md, Value: &xplanepb.XStat_StrValue{StrValue: s}}
+}
+func statRef(md int64, ref uint64) *stat {
+	return &stat{MetadataId: md, Value: &xplanepb.XStat_RefValue{RefValue: ref}}
+}
+
+func event(md int64, offsetPs, durPs int64, stats ...*stat) *xplanepb.XEvent {
+	return &xplanepb.XEvent{MetadataId: md, Data: &xplanepb.XEvent_OffsetPs{OffsetPs: offsetPs}, DurationPs: durPs,
+		Stats: stats}
+}
+
+// metadata builds a plane's metadata maps from id → name.
+func metadata(p *xplanepb.XPlane, events, stats map[int64]string) *xplanepb.XPlane {
+	p.EventMetadata, p.StatMetadata = map[int64]*xplanepb.XEventMetadata{}, map[int64]*xplanepb.XStatMetadata{}
+	for id, name := range events {
+		p.EventMetadata[id] = &xplanepb.XEventMetadata{Id: id, Name: name}
 	}
-	return e
+	for id, name := range stats {
+		p.StatMetadata[id] = &xplanepb.XStatMetadata{Id: id, Name: name}
+	}
+	return p
+}
+
+// Bytes serializes a message (deterministically: map entries by key).
+func Bytes(m proto.Message) []byte {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 const (
@@ -57,40 +80,33 @@ const (
 //
 // times relative to T0Ns. The GPU has 132 SMs, compute capability 9.0.
 func SpaceBytes() []byte {
-	gpu := new(pbwire.Msg)
-	gpu.Varint(1, 1).Str(2, "/device:GPU:0")
-	for id, name := range map[int64]string{
-		1: "kernel_details", 2: "memcpy_details", 3: "theoretical_occupancy_pct", 4: "hlo_op", 5: "core_count",
-		6: "compute_cap_major", 7: "compute_cap_minor", 8: "correlation_id", 9: "gpu_device_name",
-		10: K1Det, 11: H2DDet, 12: "hlo_module", 13: "clock_rate", 14: "memory_size",
-	} {
-		gpu.Msg(5, StatMD(id, name))
+	gpu := metadata(&xplanepb.XPlane{Id: 1, Name: "/device:GPU:0"},
+		map[int64]string{1: K1Name, 2: K2Name, 3: "MemcpyH2D", 4: "MemcpyD2H", 5: "CUPTI overhead event"},
+		map[int64]string{
+			1: "kernel_details", 2: "memcpy_details", 3: "theoretical_occupancy_pct", 4: "hlo_op", 5: "core_count",
+			6: "compute_cap_major", 7: "compute_cap_minor", 8: "correlation_id", 9: "gpu_device_name",
+			10: K1Det, 11: H2DDet, 12: "hlo_module", 13: "clock_rate", 14: "memory_size",
+		})
+	gpu.Lines = []*xplanepb.XLine{
+		{Id: 7, Name: "Stream #7(Kernel,MemcpyH2D)", TimestampNs: T0Ns, Events: events{
+			event(1, 0, 100*Us, statRef(1, 10), statDouble(3, 50), statStr(4, "convolution.1"),
+				statStr(12, "jit_train_step"), StatInt(8, 42)),
+			event(3, 150*Us, 10*Us, statRef(2, 11), StatInt(8, 43)),
+		}},
+		{Id: 8, Name: "Stream #8(Kernel,MemcpyD2H)", TimestampNs: T0Ns + 1000, Events: events{ // 1 µs later.
+			event(2, 49*Us, 100*Us, statStr(1, K2Det)),
+			event(4, 199*Us, 20*Us, statStr(2, D2HDet)),
+		}},
+		{Id: 99, Name: "CUPTI overhead", TimestampNs: T0Ns, Events: events{event(5, 0, 500*Us)}},
 	}
-	for id, name := range map[int64]string{1: K1Name, 2: K2Name, 3: "MemcpyH2D", 4: "MemcpyD2H", 5: "CUPTI overhead event"} {
-		gpu.Msg(4, EventMD(id, name))
-	}
-	stream7 := new(pbwire.Msg).Varint(1, 7).Str(2, "Stream #7(Kernel,MemcpyH2D)").Varint(3, uint64(T0Ns))
-	stream7.Msg(4, Event(1, 0, 100*Us, StatRef(1, 10), StatDouble(3, 50), StatStr(4, "convolution.1"),
-		StatStr(12, "jit_train_step"), StatInt(8, 42)))
-	stream7.Msg(4, Event(3, 150*Us, 10*Us, StatRef(2, 11), StatInt(8, 43)))
-	stream8 := new(pbwire.Msg).Varint(1, 8).Str(2, "Stream #8(Kernel,MemcpyD2H)").Varint(3, uint64(T0Ns+1000)) // 1 µs later.
-	stream8.Msg(4, Event(2, 49*Us, 100*Us, StatStr(1, K2Det)))
-	stream8.Msg(4, Event(4, 199*Us, 20*Us, StatStr(2, D2HDet)))
-	overhead := new(pbwire.Msg).Varint(1, 99).Str(2, "CUPTI overhead").Varint(3, uint64(T0Ns))
-	overhead.Msg(4, Event(5, 0, 500*Us))
-	gpu.Msg(3, stream7).Msg(3, stream8).Msg(3, overhead)
-	gpu.Msg(6, StatInt(5, 132)).Msg(6, StatInt(6, 9)).Msg(6, StatInt(7, 0)).Msg(6, StatStr(9, "NVIDIA H200"))
-	gpu.Msg(6, StatInt(13, 1_980_000)).Msg(6, StatUint(14, 150_000_000_000))
+	gpu.Stats = []*stat{StatInt(5, 132), StatInt(6, 9), StatInt(7, 0), statStr(9, "NVIDIA H200"),
+		StatInt(13, 1_980_000), statUint(14, 150_000_000_000)}
 
-	host := new(pbwire.Msg)
-	host.Varint(1, 2).Str(2, "/host:CPU")
-	host.Msg(5, StatMD(1, "hlo_module"))
-	host.Msg(4, new(pbwire.Msg).Varint(1, 1).Msg(2, new(pbwire.Msg).Varint(1, 1).Str(2, "XlaModule:jit_train_step").Str(4, "train step")))
-	hl := new(pbwire.Msg).Varint(1, 1234).Str(2, "Host Threads/1234").Varint(3, uint64(T0Ns+500)).Varint(9, uint64(300*Us))
-	hl.Msg(4, Event(1, 0, 180*Us, StatStr(1, "jit_train_step")))
-	host.Msg(3, hl)
+	host := metadata(&xplanepb.XPlane{Id: 2, Name: "/host:CPU"}, nil, map[int64]string{1: "hlo_module"})
+	host.EventMetadata[1] = &xplanepb.XEventMetadata{Id: 1, Name: "XlaModule:jit_train_step", DisplayName: "train step"}
+	host.Lines = []*xplanepb.XLine{{Id: 1234, Name: "Host Threads/1234", TimestampNs: T0Ns + 500, DurationPs: 300 * Us,
+		Events: events{event(1, 0, 180*Us, statStr(1, "jit_train_step"))}}}
 
-	space := new(pbwire.Msg)
-	space.Msg(1, gpu).Msg(1, host).Str(3, "a warning").Str(4, "h200")
-	return space.B
+	return Bytes(&xplanepb.XSpace{Planes: []*xplanepb.XPlane{gpu, host}, Warnings: []string{"a warning"},
+		Hostnames: []string{"h200"}})
 }
