@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -61,31 +60,6 @@ func (c Conditions) Caption() string {
 		s += " — smoke sizes on the CPU: not a speed measurement"
 	}
 	return s
-}
-
-// Revision is the VCS revision the binary was built from (with "-modified" when the work tree had changes), or
-// "unknown" when the build did not stamp one (go test, -buildvcs=false, a build outside the repository).
-func Revision() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	rev, modified := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "unknown"
-	}
-	if modified {
-		rev += "-modified"
-	}
-	return rev
 }
 
 // UnmarshalJSON reads the current form and the profile reports' older one, where "date" was RFC 3339,

@@ -6,6 +6,8 @@ package backend
 // structs come from XLA's own pjrt_c_api.h (pjrtc/, copied from go-xla v0.4.13, PJRT C API 0.104; the H200
 // plugin speaks 0.115 — the API only ever appends fields, and every call passes this header's struct sizes).
 // The //export'ed hook lives in executables_hook.go: cgo forbids C definitions in a file that exports.
+// pjrt_call.h holds the shape of a call (zeroed arguments with their struct_size, a call on one executable, an
+// error's text), shared with the test probe (executables_probe_cgo.go).
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/pjrtc
@@ -18,6 +20,7 @@ package backend
 #include <sys/mman.h>
 #include <unistd.h>
 #include "pjrt_c_api.h"
+#include "pjrt_call.h"
 
 static PJRT_Api* ec_api;
 static PJRT_Client_Compile* ec_orig_compile;
@@ -83,24 +86,18 @@ static void ec_uninstall(void) {
 static PJRT_Error* ec_call_compile(PJRT_Client_Compile_Args* a) { return ec_orig_compile(a); }
 
 // ec_error_text copies an error's message into buf and destroys the error.
-static void ec_error_text(PJRT_Error* e, char* buf, size_t n) {
-  PJRT_Error_Message_Args m;
-  memset(&m, 0, sizeof(m));
-  m.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
-  m.error = e;
-  ec_api->PJRT_Error_Message(&m);
-  snprintf(buf, n, "%.*s", (int)m.message_size, m.message ? m.message : "");
-  PJRT_Error_Destroy_Args d;
-  memset(&d, 0, sizeof(d));
-  d.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
-  d.error = e;
-  ec_api->PJRT_Error_Destroy(&d);
+static void ec_error_text(PJRT_Error* e, char* buf, size_t n) { pjrt_error_text(ec_api, e, buf, n); }
+
+// ec_drop_error destroys e, if any, unread: the error of a destroy, which the caller cannot act on.
+static void ec_drop_error(PJRT_Error* e) {
+  if (e != NULL) {
+    char buf[8];
+    ec_error_text(e, buf, sizeof(buf));
+  }
 }
 
 static PJRT_Error* ec_get_executable(PJRT_LoadedExecutable* le, PJRT_Executable** out) {
-  PJRT_LoadedExecutable_GetExecutable_Args g;
-  memset(&g, 0, sizeof(g));
-  g.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
+  PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable, g);
   g.loaded_executable = le;
   PJRT_Error* e = ec_api->PJRT_LoadedExecutable_GetExecutable(&g);
   *out = g.executable;
@@ -108,27 +105,11 @@ static PJRT_Error* ec_get_executable(PJRT_LoadedExecutable* le, PJRT_Executable*
 }
 
 static void ec_destroy_executable(PJRT_Executable* x) {
-  PJRT_Executable_Destroy_Args d;
-  memset(&d, 0, sizeof(d));
-  d.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE;
-  d.executable = x;
-  PJRT_Error* e = ec_api->PJRT_Executable_Destroy(&d);
-  if (e != NULL) {
-    char buf[8];
-    ec_error_text(e, buf, sizeof(buf));
-  }
+  ec_drop_error(PJRT_ON_EXECUTABLE(ec_api, PJRT_Executable_Destroy, x));
 }
 
 static void ec_destroy_loaded(PJRT_LoadedExecutable* le) {
-  PJRT_LoadedExecutable_Destroy_Args d;
-  memset(&d, 0, sizeof(d));
-  d.struct_size = PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE;
-  d.executable = le;
-  PJRT_Error* e = ec_api->PJRT_LoadedExecutable_Destroy(&d);
-  if (e != NULL) {
-    char buf[8];
-    ec_error_text(e, buf, sizeof(buf));
-  }
+  ec_drop_error(PJRT_ON_EXECUTABLE(ec_api, PJRT_LoadedExecutable_Destroy, le));
 }
 
 // ec_serialize serializes a loaded executable; the caller copies the bytes, then calls ec_free_serialized.
@@ -154,9 +135,7 @@ static void ec_free_serialized(PJRT_Executable_Serialize_Args* s) {
 // statistics), so that an executable this plugin cannot describe is compiled again here instead of failing in
 // go-xla after this hook returned it.
 static PJRT_Error* ec_load(PJRT_Client* client, const char* data, size_t n, PJRT_LoadedExecutable** out) {
-  PJRT_Executable_DeserializeAndLoad_Args a;
-  memset(&a, 0, sizeof(a));
-  a.struct_size = PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE;
+  PJRT_ARGS(PJRT_Executable_DeserializeAndLoad, a);
   a.client = client;
   a.serialized_executable = data;
   a.serialized_executable_size = n;
@@ -164,27 +143,9 @@ static PJRT_Error* ec_load(PJRT_Client* client, const char* data, size_t n, PJRT
   if (e != NULL) return e;
   PJRT_Executable* x = NULL;
   e = ec_get_executable(a.loaded_executable, &x);
-  if (e == NULL) {
-    PJRT_Executable_Name_Args na;
-    memset(&na, 0, sizeof(na));
-    na.struct_size = PJRT_Executable_Name_Args_STRUCT_SIZE;
-    na.executable = x;
-    e = ec_api->PJRT_Executable_Name(&na);
-  }
-  if (e == NULL) {
-    PJRT_Executable_NumOutputs_Args no;
-    memset(&no, 0, sizeof(no));
-    no.struct_size = PJRT_Executable_NumOutputs_Args_STRUCT_SIZE;
-    no.executable = x;
-    e = ec_api->PJRT_Executable_NumOutputs(&no);
-  }
-  if (e == NULL) {
-    PJRT_Executable_GetCompiledMemoryStats_Args ms;
-    memset(&ms, 0, sizeof(ms));
-    ms.struct_size = PJRT_Executable_GetCompiledMemoryStats_Args_STRUCT_SIZE;
-    ms.executable = x;
-    e = ec_api->PJRT_Executable_GetCompiledMemoryStats(&ms);
-  }
+  if (e == NULL) e = PJRT_ON_EXECUTABLE(ec_api, PJRT_Executable_Name, x);
+  if (e == NULL) e = PJRT_ON_EXECUTABLE(ec_api, PJRT_Executable_NumOutputs, x);
+  if (e == NULL) e = PJRT_ON_EXECUTABLE(ec_api, PJRT_Executable_GetCompiledMemoryStats, x);
   if (x != NULL) ec_destroy_executable(x);
   if (e != NULL) {
     ec_destroy_loaded(a.loaded_executable);

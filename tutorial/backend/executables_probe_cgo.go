@@ -14,6 +14,7 @@ package backend
 #include <stdlib.h>
 #include <string.h>
 #include "pjrt_c_api.h"
+#include "pjrt_call.h"
 
 static void* ep_handle;
 
@@ -43,48 +44,24 @@ static int ep_compile(const char* format, const char* code, size_t n, const char
   prog.format_size = strlen(format);
   prog.code = (char*)code;
   prog.code_size = n;
-  PJRT_Client_Compile_Args a;
-  memset(&a, 0, sizeof(a));
-  a.struct_size = PJRT_Client_Compile_Args_STRUCT_SIZE;
+  PJRT_ARGS(PJRT_Client_Compile, a);
   a.program = &prog;
   a.compile_options = opts;
   a.compile_options_size = opts_n;
   PJRT_Error* e = api->PJRT_Client_Compile(&a);
   if (e != NULL) {
-    PJRT_Error_Message_Args m;
-    memset(&m, 0, sizeof(m));
-    m.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
-    m.error = e;
-    api->PJRT_Error_Message(&m);
-    snprintf(out, out_n, "%.*s", (int)m.message_size, m.message);
-    PJRT_Error_Destroy_Args d;
-    memset(&d, 0, sizeof(d));
-    d.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
-    d.error = e;
-    api->PJRT_Error_Destroy(&d);
+    pjrt_error_text(api, e, out, out_n);
     return 1;
   }
-  PJRT_LoadedExecutable_GetExecutable_Args g;
-  memset(&g, 0, sizeof(g));
-  g.struct_size = PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE;
+  PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable, g);
   g.loaded_executable = a.executable;
   api->PJRT_LoadedExecutable_GetExecutable(&g);
-  PJRT_Executable_Name_Args na;
-  memset(&na, 0, sizeof(na));
-  na.struct_size = PJRT_Executable_Name_Args_STRUCT_SIZE;
+  PJRT_ARGS(PJRT_Executable_Name, na);
   na.executable = g.executable;
   api->PJRT_Executable_Name(&na);
   snprintf(out, out_n, "%.*s", (int)na.executable_name_size, na.executable_name);
-  PJRT_Executable_Destroy_Args xd;
-  memset(&xd, 0, sizeof(xd));
-  xd.struct_size = PJRT_Executable_Destroy_Args_STRUCT_SIZE;
-  xd.executable = g.executable;
-  api->PJRT_Executable_Destroy(&xd);
-  PJRT_LoadedExecutable_Destroy_Args ld;
-  memset(&ld, 0, sizeof(ld));
-  ld.struct_size = PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE;
-  ld.executable = a.executable;
-  api->PJRT_LoadedExecutable_Destroy(&ld);
+  PJRT_ON_EXECUTABLE(api, PJRT_Executable_Destroy, g.executable);
+  PJRT_ON_EXECUTABLE(api, PJRT_LoadedExecutable_Destroy, a.executable);
   return 0;
 }
 */

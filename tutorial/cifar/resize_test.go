@@ -2,30 +2,20 @@ package cifar
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/testutil"
 )
 
 // readGz reads a gzip-compressed testdata file (written by
 // testdata/gen_pil_reference.py).
 func readGz(t testing.TB, name string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := testutil.ReadGzip(t, filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,13 @@ package profile
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/testutil"
 )
 
 type chromeTrace struct {
@@ -120,16 +120,7 @@ func TestChromeTraceFileGzipAndXPlane(t *testing.T) {
 	if _, err := writeChromeTraceFile(path, space, chromeOptions{DeviceOnly: true}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := testutil.ReadGzip(t, path)
 	if err != nil || !json.Valid(b) || strings.Contains(string(b), "/host:CPU") {
 		t.Errorf("gzip trace: err %v, valid %v, host plane present %v", err, json.Valid(b), strings.Contains(string(b), "/host:CPU"))
 	}

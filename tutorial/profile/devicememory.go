@@ -10,28 +10,26 @@ import (
 	"reflect"
 	"runtime"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xlareflect"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // DeviceMemory reads PJRT_Device_MemoryStats of the addressable device `device` of a GoMLX XLA backend (the
 // compute.Backend created by the "xla" backend, i.e. go-xla's *compute/xla.Backend).
 func DeviceMemory(backend any, device int) (memory.DeviceStats, error) {
-	v := reflect.ValueOf(backend)
-	for v.IsValid() && v.Kind() == reflect.Interface {
-		v = v.Elem()
-	}
+	v := xlareflect.Concrete(reflect.ValueOf(backend))
 	notXLA := fmt.Errorf("device memory statistics need the XLA backend (go-xla compute/xla.Backend), got %T", backend)
-	b, ok := structOf(v)
+	b, ok := xlareflect.StructOf(v)
 	if !ok {
 		return memory.DeviceStats{}, notXLA
 	}
-	plugin, ok := structOf(b.FieldByName("plugin"))
+	plugin, ok := xlareflect.StructOf(b.FieldByName("plugin"))
 	if !ok {
 		return memory.DeviceStats{}, notXLA
 	}
 	api := plugin.FieldByName("api")
-	client, ok := structOf(b.FieldByName("client"))
-	if !ok || !api.IsValid() || api.Kind() != reflect.Pointer || api.IsNil() {
+	client, ok := xlareflect.StructOf(b.FieldByName("client"))
+	if !ok || !xlareflect.NonNilPointer(api) {
 		return memory.DeviceStats{}, errors.New("XLA backend not initialized or already finalized")
 	}
 	devs := client.FieldByName("addressableDevices")
@@ -41,24 +39,15 @@ func DeviceMemory(backend any, device int) (memory.DeviceStats, error) {
 	if device < 0 || device >= devs.Len() {
 		return memory.DeviceStats{}, fmt.Errorf("device %d out of range: the backend has %d addressable devices", device, devs.Len())
 	}
-	d, ok := structOf(devs.Index(device))
+	d, ok := xlareflect.StructOf(devs.Index(device))
 	if !ok {
 		return memory.DeviceStats{}, notXLA
 	}
 	cDev := d.FieldByName("cDevice")
-	if !cDev.IsValid() || cDev.Kind() != reflect.Pointer || cDev.IsNil() {
+	if !xlareflect.NonNilPointer(cDev) {
 		return memory.DeviceStats{}, notXLA
 	}
 	st, err := deviceMemoryStats(api.UnsafePointer(), cDev.UnsafePointer())
 	runtime.KeepAlive(backend)
 	return st, err
-}
-
-// structOf dereferences a non-nil pointer to a struct.
-func structOf(v reflect.Value) (reflect.Value, bool) {
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return reflect.Value{}, false
-	}
-	s := v.Elem()
-	return s, s.Kind() == reflect.Struct
 }

@@ -10,6 +10,8 @@
 //     (kernels and copies per stream, device info). Internal because its types mirror xplane.proto, which
 //     nothing outside this package should depend on; xspace/xspacetest is the test XSpace the tests of both
 //     packages decode.
+//   - tutorial/profile/internal/xlareflect: the reflection steps into go-xla's unexported fields that
+//     [DeviceMemory] and memory.Compiled both take.
 //   - tutorial/profile/nvml: an NVML sampler (utilization, memory, SM clock, power), the nvidia-smi view.
 //   - tutorial/profile/memory: XLA's compiled memory per executable, the memory model fitted to it, the largest
 //     batch that fits and the check of that prediction (memory.Report is [Report].Memory).

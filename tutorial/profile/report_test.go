@@ -2,9 +2,7 @@ package profile
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/internal/testutil"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
@@ -63,16 +62,7 @@ func TestReportFiles(t *testing.T) {
 	if raw, err := os.ReadFile(filepath.Join(dir, back.XPlaneFile)); err != nil || !bytes.Equal(raw, r.Raw) {
 		t.Errorf("xplane file %s: %v", back.XPlaneFile, err)
 	}
-	f, err := os.Open(filepath.Join(dir, "trace.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, err := io.ReadAll(zr); err != nil || !json.Valid(b) {
+	if b, err := testutil.ReadGzip(t, filepath.Join(dir, "trace.json.gz")); err != nil || !json.Valid(b) {
 		t.Errorf("trace.json.gz invalid: %v", err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))

@@ -30,6 +30,8 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/internal/xlareflect"
 )
 
 // Usage mirrors one side (device or host) of xla::CompiledMemoryStats, in bytes.
@@ -63,15 +65,13 @@ func Compiled(exec any) (Stats, error) {
 			v = m.Call(nil)[0]
 		}
 	}
-	for v.IsValid() && v.Kind() == reflect.Interface {
-		v = v.Elem()
-	}
+	v = xlareflect.Concrete(v)
 	notXLA := fmt.Errorf("compiled memory statistics need an XLA-backend executable (go-xla compute/xla.Executable), got %T", exec)
-	s, ok := structOf(v)
+	s, ok := xlareflect.StructOf(v)
 	if !ok {
 		return Stats{}, notXLA
 	}
-	loaded, ok := structOf(s.FieldByName("exec"))
+	loaded, ok := xlareflect.StructOf(s.FieldByName("exec"))
 	if !ok {
 		return Stats{}, notXLA
 	}
@@ -86,15 +86,6 @@ func Compiled(exec any) (Stats, error) {
 	}
 	runtime.KeepAlive(exec)
 	return st, nil
-}
-
-// structOf dereferences a non-nil pointer to a struct.
-func structOf(v reflect.Value) (reflect.Value, bool) {
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return reflect.Value{}, false
-	}
-	s := v.Elem()
-	return s, s.Kind() == reflect.Struct
 }
 
 // memoryUsageOf reads go-xla's pjrt.ExecutableMemoryUsageStats{GeneratedCode, Inputs, Outputs, Aliases, Temporary}.
