@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
@@ -23,7 +20,8 @@ func cmdLadder(args []string) error {
 	lf := addLadderFlags(fs, 60)
 	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch; all: every step)")
 	out := fs.String("out", "assets/results", "folder for the run's new <gpu>-<date>T<time>Z-<id>.json/.md/.svg")
-	torch := fs.String("torch", "", "PyTorch ladder output (torch_ladder.py's JSON lines) measured in the same device call, to compare")
+	torch := fs.String("torch", "", "PyTorch ladder (torch_ladder.py) and JAX (jax_mobilenet.py) JSON lines measured in the "+
+		"same device call, to compare: comma-separated files")
 	profileOut := fs.String("profile", "", "also profile every step after its timed window (as trainopt profile does, "+
 		"without compiling it again), into this folder's <gpu>-<date>T<time>Z-<id>-step<ID>/")
 	capture := fs.Int("capture", 5, "with -profile: training steps inside each kernel-level capture")
@@ -146,41 +144,24 @@ func cmdLadder(args []string) error {
 	return nil
 }
 
-// readTorch reads torch_ladder.py's JSON lines (a header line, then one line per step).
-func readTorch(path string) ([]ladder.Reference, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var refs []ladder.Reference
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r struct {
-			Step    *int    `json:"step"`
-			Name    string  `json:"name"`
-			Batch   int     `json:"batch"`
-			Samples float64 `json:"samples_per_s"`
-			Peak    float64 `json:"peak_alloc_gb"`
+// readTorch reads the other frameworks' outputs named by a -torch/-jax flag: comma-separated files of
+// torch_ladder.py's or jax_mobilenet.py's JSON lines.
+func readTorch(list string) ([]ladder.Reference, error) {
+	var paths []string
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			paths = append(paths, p)
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Step == nil {
-			continue // header, table or progress lines
-		}
-		refs = append(refs, ladder.Reference{Step: strconv.Itoa(*r.Step), Name: r.Name, Batch: r.Batch,
-			SamplesPerSec: r.Samples, PeakMemGB: r.Peak})
 	}
-	if len(refs) == 0 {
-		return nil, fmt.Errorf("%s: no PyTorch ladder results found", path)
-	}
-	return refs, sc.Err()
+	return ladder.ReadReferences(paths...)
 }
 
 // cmdResults re-renders a results file's Markdown table and charts (after editing or merging results files), and
 // the results blocks of a document such as the README.
 func cmdResults(args []string) error {
 	fs := flag.NewFlagSet("results", flag.ContinueOnError)
-	torch := fs.String("torch", "", "attach PyTorch ladder output (JSON lines) measured in the same device call")
+	torch := fs.String("torch", "", "attach PyTorch ladder (torch_ladder.py) and JAX (jax_mobilenet.py) JSON lines "+
+		"measured in the same device call: comma-separated files")
 	readme := fs.String("readme", "", "regenerate the results blocks of this document (e.g. README.md) from the "+
 		"files they name, relative to its folder")
 	if err := fs.Parse(args); err != nil {

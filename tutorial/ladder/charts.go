@@ -23,7 +23,11 @@ func (f *File) ThroughputChart() ([]byte, error) {
 		bars = append(bars, b)
 	}
 	for _, r := range f.Reference {
-		bars = append(bars, plot.Bar{Label: fmt.Sprintf("pt%s@%d", r.Step, r.Batch), Value: r.SamplesPerSec, Group: "PyTorch"})
+		label, group := fmt.Sprintf("pt%s@%d", r.Step, r.Batch), PyTorch
+		if r.framework() == JAX {
+			label, group = fmt.Sprintf("jax@%d", r.Batch), JAX
+		}
+		bars = append(bars, plot.Bar{Label: label, Value: r.SamplesPerSec, Group: group})
 	}
 	return plot.Bars("Training throughput per ladder step", "samples/s", f.Conditions.Caption(), bars)
 }
@@ -41,20 +45,21 @@ func (f *File) SplitChart() ([]byte, error) {
 		f.Conditions.Caption(), []string{"data wait", "host→device", "compute (Execute)", "other"}, stacks)
 }
 
-// TorchChart puts, for each batch size PyTorch was measured at, the fastest Go step of the file beside it: the
-// comparison the README leads with, both measured in one device call.
+// TorchChart puts, for each batch size another framework was measured at, the fastest Go step of the file
+// beside PyTorch's strongest step and JAX: the comparison the README leads with, all measured in one device call.
 func (f *File) TorchChart() ([]byte, error) {
 	var bars []plot.Bar
-	for _, r := range f.Reference {
-		goBest := f.FastestAt(r.Batch)
-		if goBest == nil {
-			continue
+	for _, row := range f.Compare() {
+		label := fmt.Sprintf("batch %d", row.Batch)
+		bars = append(bars, plot.Bar{Label: label, Value: row.Go.SamplesPerSec, Group: "Go + XLA (GoMLX), fastest step"})
+		if row.Torch != nil {
+			bars = append(bars, plot.Bar{Label: label, Value: row.Torch.SamplesPerSec, Group: "PyTorch, strongest step"})
 		}
-		label := fmt.Sprintf("batch %d", r.Batch)
-		bars = append(bars, plot.Bar{Label: label, Value: goBest.SamplesPerSec, Group: "Go + XLA (GoMLX), fastest step"},
-			plot.Bar{Label: label, Value: r.SamplesPerSec, Group: "PyTorch (torch_ladder.py step " + r.Step + ")"})
+		if row.JAX != nil {
+			bars = append(bars, plot.Bar{Label: label, Value: row.JAX.SamplesPerSec, Group: "JAX/Flax"})
+		}
 	}
-	return plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", f.Conditions.Caption(), bars)
+	return plot.Bars("Go + XLA vs PyTorch and JAX, same GPU, same device call", "samples/s", f.Conditions.Caption(), bars)
 }
 
 // WriteCharts writes <dir>/<Name>-throughput.svg and -split.svg, and -vs-pytorch.svg when PyTorch was measured

@@ -125,19 +125,18 @@ type TorchPair struct {
 func (p TorchPair) Ratio() float64 { return p.Go.SamplesPerSec / p.Torch.SamplesPerSec }
 
 // TorchComparison picks, for each batch size PyTorch was measured at, the newest file (files newest first) with
-// a PyTorch step at that batch and the fastest Go step of that same file and batch: figures from different
+// a PyTorch step at that batch, PyTorch's strongest step there and the fastest Go step of that same file and batch: figures from different
 // device calls are never compared (the machine is shared and they move). Sorted by batch.
 func TorchComparison(files []RecordedFile) []TorchPair {
 	var pairs []TorchPair
 	seen := map[int]bool{}
 	for _, rf := range files {
-		for _, r := range rf.File.Reference {
-			g := rf.File.FastestAt(r.Batch)
-			if seen[r.Batch] || g == nil || r.SamplesPerSec <= 0 {
+		for _, row := range rf.File.Compare() {
+			if seen[row.Batch] || row.Torch == nil {
 				continue
 			}
-			seen[r.Batch] = true
-			pairs = append(pairs, TorchPair{g, rf.File, r, filepath.Base(rf.Path)})
+			seen[row.Batch] = true
+			pairs = append(pairs, TorchPair{row.Go, rf.File, *row.Torch, filepath.Base(rf.Path)})
 		}
 	}
 	slices.SortFunc(pairs, func(a, b TorchPair) int { return a.Torch.Batch - b.Torch.Batch })

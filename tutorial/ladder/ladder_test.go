@@ -305,7 +305,7 @@ func TestSyncResultBlocks(t *testing.T) {
 		t.Fatalf("SyncResultBlocks: %d blocks, %v", n, err)
 	}
 	for _, want := range []string{"# Title\n\nprose\n\n<!-- results: " + rel + " -->\n*`" + rel + "`: NVIDIA H200, 2026-12-03, SYNTHETIC data, 224px",
-		"| 12@256 | + ReLU6 gradient as a mask | 256 | 12750 |", "| 10 | torch | 256 | 10169 | 7.45 | 12750 (step 12@256) | 1.25× |",
+		"| 12@256 | + ReLU6 gradient as a mask | 256 | 12750 |", "| PyTorch step 10 | torch | 256 | 10169 | 7.45 | 12750 (step 12@256) | 1.25× |",
 		"<!-- end results -->\n\nmore prose\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("regenerated document lacks %q:\n%s", want, out)

@@ -29,8 +29,9 @@ type File struct {
 	name, dir string
 }
 
-// Reference is one comparison point (PyTorch's ladder step) measured beside ours.
+// Reference is one comparison point (a step of PyTorch's ladder, or JAX at a batch) measured beside ours.
 type Reference struct {
+	Framework     string  `json:"framework,omitempty"` // PyTorch or JAX ("" in older files: PyTorch)
 	Step          string  `json:"step"`
 	Name          string  `json:"name"`
 	Batch         int     `json:"batch"`
@@ -247,16 +248,17 @@ func (f *File) Tables() string {
 			"builds cuDNN's execution plans, which only fast-start mode carries to the next process (in the executable cache).\n")
 	}
 	if len(f.Reference) > 0 {
-		b.WriteString("\nPyTorch, same machine, same device call, beside the fastest Go step at the same batch:\n\n" +
-			"| step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ PyTorch | Go peak GB |\n" +
+		b.WriteString("\nPyTorch and JAX, same machine, same device call, beside Go's step of the same number for the "+
+			"original tutorial's steps 1–6, else the fastest Go step at the same batch:\n\n" +
+			"| framework, step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ it | Go peak GB |\n" +
 			"|---|---|---:|---:|---:|---:|---:|---:|\n")
 		for _, r := range f.Reference {
-			goBest, goCells := f.FastestAt(r.Batch), "| | |"
+			goBest, goCells := f.counterpart(r), "| | |"
 			if goBest != nil {
 				goCells = fmt.Sprintf("%.0f (step %s) | %.2f× | %s", goBest.SamplesPerSec, goBest.ID,
 					goBest.SamplesPerSec/r.SamplesPerSec, f.PeakWords(goBest))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.2f | %s |\n", r.Step, r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB, goCells)
+			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.2f | %s |\n", r.Label(), r.Name, r.Batch, r.SamplesPerSec, r.PeakMemGB, goCells)
 		}
 	}
 	return b.String()
@@ -348,6 +350,19 @@ func (r Result) PeakGB() string {
 		return ""
 	}
 	return fmt.Sprintf("%.2f", float64(r.DevicePeakBytes)/1e9)
+}
+
+// counterpart is the Go result r is compared with: for the original tutorial's steps 1–6 of PyTorch the Go step
+// of the same number (the same change), else the fastest Go step at r's batch.
+func (f *File) counterpart(r Reference) *Result {
+	if _, seed := TutorialRTX4000[r.Step]; seed && r.framework() == PyTorch {
+		for i := range f.Results {
+			if f.Results[i].ID == r.Step && f.Results[i].Error == "" {
+				return &f.Results[i]
+			}
+		}
+	}
+	return f.FastestAt(r.Batch)
 }
 
 // FastestAt is the Go result with the most samples/s at a batch size (nil if none ran at it).

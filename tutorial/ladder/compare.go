@@ -1,0 +1,210 @@
+package ladder
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
+)
+
+// The frameworks a Reference can come from.
+const (
+	PyTorch = "PyTorch" // anchors/torch_ladder.py
+	JAX     = "JAX"     // anchors/jax_mobilenet.py
+)
+
+// TutorialRTX4000 is the original tutorial's table (samples/s on a Quadro RTX 4000), steps 1–6.
+var TutorialRTX4000 = map[string]float64{"1": 273.5, "2": 395.1, "3": 551.5, "4": 631.6, "5": 877.8, "6": 1381.6}
+
+// ReadReferences reads the JSON lines of torch_ladder.py (a header line, then one line per step, with "step")
+// and of jax_mobilenet.py (one line per batch, with "jax"), from one or more files, in order.
+func ReadReferences(paths ...string) ([]Reference, error) {
+	var refs []Reference
+	for _, path := range paths {
+		n := len(refs)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var r struct {
+				Step    *int    `json:"step"`
+				JAX     string  `json:"jax"`
+				Name    string  `json:"name"`
+				Batch   int     `json:"batch"`
+				K       int     `json:"k"`
+				Samples float64 `json:"samples_per_s"`
+				Peak    float64 `json:"peak_alloc_gb"`
+				PeakJAX float64 `json:"peak_gb"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Samples <= 0 {
+				continue // header, table or progress lines
+			}
+			switch {
+			case r.Step != nil:
+				refs = append(refs, Reference{Framework: PyTorch, Step: strconv.Itoa(*r.Step), Name: r.Name,
+					Batch: r.Batch, SamplesPerSec: r.Samples, PeakMemGB: r.Peak})
+			case r.JAX != "":
+				refs = append(refs, Reference{Framework: JAX, Step: "jax", Batch: r.Batch, SamplesPerSec: r.Samples,
+					PeakMemGB: r.PeakJAX, Name: fmt.Sprintf("JAX %s/Flax, bf16, data on the device, %d steps per call", r.JAX, r.K)})
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(refs) == n {
+			return nil, fmt.Errorf("%s: no PyTorch ladder or JAX results found", path)
+		}
+	}
+	return refs, nil
+}
+
+// framework is r's framework; files written before JAX was measured carry PyTorch's numbers only.
+func (r Reference) framework() string {
+	if r.Framework == "" {
+		return PyTorch
+	}
+	return r.Framework
+}
+
+// Label is "PyTorch step 11" or "JAX".
+func (r Reference) Label() string {
+	if r.framework() == PyTorch {
+		return "PyTorch step " + r.Step
+	}
+	return r.framework()
+}
+
+// Strongest is the fastest reference of framework at batch (nil if none): PyTorch's strongest configuration at
+// a batch is whichever of its steps ran fastest there (step 11, with CUDA graphs, where it was measured).
+func (f *File) Strongest(framework string, batch int) *Reference {
+	var best *Reference
+	for i := range f.Reference {
+		r := &f.Reference[i]
+		if r.framework() == framework && r.Batch == batch && (best == nil || r.SamplesPerSec > best.SamplesPerSec) {
+			best = r
+		}
+	}
+	return best
+}
+
+// CompareRow is one batch size of the comparison: the fastest Go step, PyTorch's strongest step and JAX, all
+// from one file (one device call).
+type CompareRow struct {
+	Batch      int
+	Go         *Result
+	Torch, JAX *Reference
+}
+
+// Compare is, for each batch size another framework was measured at, the strongest of each beside the fastest
+// Go step at that batch, sorted by batch.
+func (f *File) Compare() []CompareRow {
+	var rows []CompareRow
+	var batches []int
+	for _, r := range f.Reference {
+		if !slices.Contains(batches, r.Batch) {
+			batches = append(batches, r.Batch)
+		}
+	}
+	slices.Sort(batches)
+	for _, b := range batches {
+		row := CompareRow{Batch: b, Go: f.FastestAt(b), Torch: f.Strongest(PyTorch, b), JAX: f.Strongest(JAX, b)}
+		if row.Go != nil {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// CompareTable is the comparison as an HTML table: samples/s, Go ÷ each, and the peaks.
+func CompareTable(rows []CompareRow, caption string) string {
+	ratio := func(r *Reference, g *Result) (sps, x, peak string) {
+		if r == nil {
+			return "—", "—", "—"
+		}
+		return fmt.Sprintf("%.0f (%s)", r.SamplesPerSec, r.Label()), fmt.Sprintf("%.2f×", g.SamplesPerSec/r.SamplesPerSec),
+			fmt.Sprintf("%.2f", r.PeakMemGB)
+	}
+	var cells [][]string
+	for _, r := range rows {
+		ts, tx, tp := ratio(r.Torch, r.Go)
+		js, jx, _ := ratio(r.JAX, r.Go)
+		cells = append(cells, []string{fmt.Sprint(r.Batch), fmt.Sprintf("%.0f (step %s)", r.Go.SamplesPerSec, r.Go.ID),
+			ts, tx, js, jx, fmt.Sprintf("%.2f", float64(r.Go.DevicePeakBytes)/1e9), tp})
+	}
+	return plot.HTMLTable([]string{"batch", "Go samples/s", "PyTorch's strongest", "Go ÷ PyTorch", "JAX/Flax",
+		"Go ÷ JAX", "Go peak GB", "PyTorch peak GB"}, cells, caption)
+}
+
+// SeedRow is one step of the original tutorial's ladder (1–6) in Go and PyTorch, measured in one device call,
+// beside the original's published figure.
+type SeedRow struct {
+	Step                   string
+	Go                     *Result
+	Torch                  *Reference
+	Original               float64
+	GoX, TorchX, OriginalX float64 // × step 1 of the same column
+}
+
+// Seed is the original tutorial's six steps in both frameworks from f (Go rungs 1–6, PyTorch steps 1–6).
+func (f *File) Seed() []SeedRow {
+	var rows []SeedRow
+	var go1, pt1 float64
+	for _, id := range []string{"1", "2", "3", "4", "5", "6"} {
+		row := SeedRow{Step: id, Original: TutorialRTX4000[id], OriginalX: TutorialRTX4000[id] / TutorialRTX4000["1"]}
+		for i := range f.Results {
+			if f.Results[i].ID == id && f.Results[i].Error == "" {
+				row.Go = &f.Results[i]
+			}
+		}
+		for i := range f.Reference {
+			if r := &f.Reference[i]; r.framework() == PyTorch && r.Step == id {
+				row.Torch = r
+			}
+		}
+		if row.Go != nil {
+			if id == "1" {
+				go1 = row.Go.SamplesPerSec
+			}
+			if go1 > 0 {
+				row.GoX = row.Go.SamplesPerSec / go1
+			}
+		}
+		if row.Torch != nil {
+			if id == "1" {
+				pt1 = row.Torch.SamplesPerSec
+			}
+			if pt1 > 0 {
+				row.TorchX = row.Torch.SamplesPerSec / pt1
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// SeedTable is Seed as an HTML table.
+func SeedTable(rows []SeedRow, caption string) string {
+	var cells [][]string
+	for _, r := range rows {
+		g, p := []string{"—", "—"}, []string{"—", "—"}
+		if r.Go != nil {
+			g = []string{fmt.Sprintf("%.0f", r.Go.SamplesPerSec), fmt.Sprintf("%.2f×", r.GoX)}
+		}
+		if r.Torch != nil {
+			p = []string{fmt.Sprintf("%.0f", r.Torch.SamplesPerSec), fmt.Sprintf("%.2f×", r.TorchX)}
+		}
+		cells = append(cells, []string{r.Step, g[0], g[1], p[0], p[1], fmt.Sprintf("%.1f", r.Original),
+			fmt.Sprintf("%.2f×", r.OriginalX)})
+	}
+	return plot.HTMLTable([]string{"step", "Go samples/s", "Go × step 1", "PyTorch samples/s", "PyTorch × step 1",
+		"original (RTX 4000)", "original × step 1"}, cells, caption)
+}

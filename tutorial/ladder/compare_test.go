@@ -1,0 +1,64 @@
+package ladder
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The lines torch_ladder.py and jax_mobilenet.py wrote on the H200 (run27): a header, step 1, step 11 at 128
+// and 256, two JAX batches; other lines are skipped.
+func TestReadReferences(t *testing.T) {
+	refs, err := ReadReferences("testdata/torch_h200.jsonl", "testdata/jax_h200.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		label string
+		batch int
+		sps   float64
+	}{{"PyTorch step 1", 32, 663.7}, {"PyTorch step 11", 128, 9890.7}, {"PyTorch step 11", 256, 10481.6},
+		{"JAX", 512, 12062.4}, {"JAX", 256, 11208.2}}
+	if len(refs) != len(want) {
+		t.Fatalf("got %d references, want %d: %+v", len(refs), len(want), refs)
+	}
+	for i, w := range want {
+		if r := refs[i]; r.Label() != w.label || r.Batch != w.batch || r.SamplesPerSec != w.sps {
+			t.Errorf("reference %d = %s batch %d %.1f/s, want %s batch %d %.1f/s", i, r.Label(), r.Batch,
+				r.SamplesPerSec, w.label, w.batch, w.sps)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	os.WriteFile(empty, []byte("{}\nnot json\n"), 0o644)
+	if _, err := ReadReferences(empty); err == nil || !strings.Contains(err.Error(), "no PyTorch ladder or JAX results") {
+		t.Errorf("a file without results: err = %v", err)
+	}
+	if _, err := ReadReferences(filepath.Join(t.TempDir(), "missing.jsonl")); err == nil {
+		t.Error("a missing file: no error")
+	}
+}
+
+// Compare takes PyTorch's strongest step at each batch (not the first listed) and JAX beside the fastest Go step;
+// Seed lines up steps 1–6 with × step 1 in each column.
+func TestCompareAndSeed(t *testing.T) {
+	f := &File{Results: []Result{{ID: "1", Batch: 32, SamplesPerSec: 1000}, {ID: "6", Batch: 128, SamplesPerSec: 7500},
+		{ID: "12@128", Batch: 128, SamplesPerSec: 10400}},
+		Reference: []Reference{{Step: "1", Batch: 32, SamplesPerSec: 660}, {Step: "6", Batch: 128, SamplesPerSec: 2150},
+			{Framework: PyTorch, Step: "11", Batch: 128, SamplesPerSec: 9900}, {Framework: JAX, Step: "jax", Batch: 128, SamplesPerSec: 7200}}}
+	rows := f.Compare()
+	if len(rows) != 2 || rows[1].Batch != 128 || rows[1].Go.ID != "12@128" || rows[1].Torch.Step != "11" || rows[1].JAX == nil {
+		t.Fatalf("Compare = %+v", rows)
+	}
+	if html := CompareTable(rows, "c"); !strings.Contains(html, "1.05×") || !strings.Contains(html, "1.44×") {
+		t.Errorf("CompareTable lacks Go ÷ PyTorch 1.05× and Go ÷ JAX 1.44×:\n%s", html)
+	}
+	seed := f.Seed()
+	if len(seed) != 6 || seed[5].Go.ID != "6" || seed[5].GoX != 7.5 || seed[5].Torch.SamplesPerSec != 2150 ||
+		seed[1].Go != nil || seed[5].OriginalX < 5.05 || seed[5].OriginalX > 5.06 {
+		t.Errorf("Seed = %+v", seed)
+	}
+	if html := SeedTable(seed, "s"); !strings.Contains(html, "7.50×") || !strings.Contains(html, "3.26×") {
+		t.Errorf("SeedTable lacks Go's 7.50× and PyTorch's 3.26×:\n%s", html)
+	}
+}
