@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
 
 // Recorded shows the H200 (or other GPU) results recorded under assets/results for the given ladder steps (all
@@ -56,11 +57,12 @@ func ShowProfiles(root string, ids ...string) {
 	for _, b := range badReps {
 		printf("note: skipped a profile: %s\n", b)
 	}
-	n := 0
+	n, shown := 0, map[string]bool{}
 	for _, p := range reps {
-		if !p.Matches(ids...) {
+		if !p.Matches(ids...) || shown[p.StepID] { // the newest profile of each step
 			continue
 		}
+		shown[p.StepID] = true
 		n++
 		printf("recorded profile: %s (%s, %s)\n", filepath.Base(p.Dir), orDash(p.Report.Conditions.GPU), p.Report.Conditions.Date)
 		for _, rec := range p.Report.Recommendations {
@@ -72,6 +74,48 @@ func ShowProfiles(root string, ids ...string) {
 		printf("recorded profiles: none for %s in %s yet (`trainopt profile -step N` writes them)\n", what,
 			filepath.Join(root, "assets", "profiles"))
 	}
+}
+
+// ProfileDiff shows what a rung changed on the GPU: the newest recorded H200 profile of step before beside the
+// newest of step after ([profile.Diff]) — step split, GPU busy, kernels and kernel time per step, time per kernel
+// category, tensor-core share, memsets, memory — then what the after profile recommends. A step ID without a
+// batch ("9") means its batch-128 variant.
+func ProfileDiff(before, after string) {
+	withRoot(func(root string) { ShowProfileDiff(root, before, after) })
+}
+
+// ShowProfileDiff is [ProfileDiff] with the repository root given.
+func ShowProfileDiff(root, before, after string) {
+	reps, _ := ladder.RecordedProfiles(root)
+	b, a := newestProfile(reps, before), newestProfile(reps, after)
+	if b == nil || a == nil {
+		printf("profile diff %s → %s: no recorded profile of step %s in %s\n", before, after,
+			map[bool]string{true: before, false: after}[b == nil], filepath.Join(root, "assets", "profiles"))
+		return
+	}
+	printf("H200 profiles: step %s (%s) → step %s (%s)\n", b.StepID, filepath.Base(b.Dir), a.StepID, filepath.Base(a.Dir))
+	displayHTML(profile.DiffHTML("step "+b.Step().String(), "step "+a.Step().String(), profile.Diff(b.Report, a.Report),
+		"per training step; the split is the loop's median over the timed window, the kernel figures are from the "+
+			"capture (XLA's profiler), divided by the steps it held"))
+	for _, rec := range a.Report.Recommendations {
+		printf("  step %s's profile says: %s — %s\n", a.StepID, rec.Rule, rec.Evidence)
+	}
+}
+
+// newestProfile is the newest recorded profile of step id (reps are newest first); "9" means "9@128".
+func newestProfile(reps []ladder.RecordedProfile, id string) *ladder.RecordedProfile {
+	want, err := ladder.ParseStepID(id)
+	if err != nil {
+		return nil
+	}
+	for _, try := range []string{want.String(), want.String() + "@128"} {
+		for i := range reps {
+			if reps[i].Step().String() == try {
+				return &reps[i]
+			}
+		}
+	}
+	return nil
 }
 
 func orDash(s string) string {

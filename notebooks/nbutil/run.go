@@ -1,6 +1,7 @@
 package nbutil
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,11 +41,16 @@ func NewSession() (*Session, error) {
 	if _, set := os.LookupEnv(backend.FastStartEnv); !set {
 		_ = os.Setenv(backend.FastStartEnv, "on")
 	}
-	choice, err := backend.Discover(backend.WithOutput(out))
+	var said bytes.Buffer // the backend line: said on the GPU; a smoke run's cell says one line
+	choice, err := backend.Discover(backend.WithOutput(&said))
 	if err != nil {
+		fmt.Fprint(out, said.String())
 		return nil, err
 	}
 	s := &Session{Root: root, Choice: choice, Smoke: !choice.IsGPU || envTrue(EnvSmoke)}
+	if !s.Smoke {
+		fmt.Fprint(out, said.String())
+	}
 	p := ladder.DefaultParams()
 	if !train.IsXLA(choice.Backend) {
 		p.StepsPerCall = 1
@@ -93,13 +99,15 @@ func (s *Session) ResolveID(id string) (ladder.Config, string, error) {
 func (s *Session) DataDir() string { return filepath.Join(s.Root, "data") }
 
 // LoadData returns the training set: real CIFAR-10 from <root>/data when present, otherwise the synthetic stand-in
-// generated in memory — said loudly. It prints one "data:" line.
+// generated in memory — said in a "data:" line on the GPU, and in a smoke run's one line.
 func (s *Session) LoadData() (*cifar.Set, error) {
 	set, _, err := cifar.LoadOrSynthetic(s.DataDir(), s.NTrain, 100)
 	if err != nil {
 		return nil, err
 	}
-	printf("data: %s\n", dataWords(set))
+	if !s.Smoke {
+		printf("data: %s\n", dataWords(set))
+	}
 	return set, nil
 }
 
@@ -178,16 +186,20 @@ func RunStep(id string) (*ladder.Result, error) {
 	return s.measure(step, note)
 }
 
-// measure runs one configuration of this session and shows it beside the results so far.
+// measure runs one configuration of this session. On the GPU it shows the result beside the session's results so
+// far (table and charts) and what the step split says. A smoke run on the CPU says one line — that the cell runs
+// and trains — and draws nothing: its speed means nothing, and the H200 evidence sits above the cell.
 func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, error) {
-	printf("%s\n", s.Mode())
-	for _, n := range s.Notes {
-		printf("note: %s\n", n)
+	if !s.Smoke {
+		printf("%s\n", s.Mode())
+		for _, n := range s.Notes {
+			printf("note: %s\n", n)
+		}
+		if note != "" {
+			printf("note: %s\n", note)
+		}
+		printf("step %s: %s\n", step.ID, step.Name)
 	}
-	if note != "" {
-		printf("note: %s\n", note)
-	}
-	printf("step %s: %s\nwhy: %s\n", step.ID, step.Name, step.Why)
 	set, err := s.LoadData()
 	if err != nil {
 		return nil, err
@@ -199,15 +211,14 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 	}
 	if s.Smoke && note != "" {
 		if prev := runs.Result(step.ID.String()); prev != nil && prev.Error == "" {
-			printf("step %s was measured already at these sizes (%s): not running it twice\n", step.ID, path)
-			printResult(*prev, cond)
-			showRuns(runs, step.ID.String())
+			printf("%s (measured already at these sizes: not run twice)\n", smokeLine(*prev, set))
 			return prev, nil
 		}
 	}
 	opt := s.Options
-	opt.Progress = out
-	opt.ProgressEvery = 10 * time.Second
+	if !s.Smoke {
+		opt.Progress, opt.ProgressEvery = out, 10*time.Second
+	}
 	res, runErr := ladder.Run(s.Choice.Backend, step, set, opt)
 	if runErr != nil {
 		res.Error = runErr.Error()
@@ -219,12 +230,29 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 	if runErr != nil {
 		return nil, fmt.Errorf("step %s failed: %w", step.ID, runErr)
 	}
+	if s.Smoke {
+		if err := res.Trained(); err != nil {
+			printf("WARNING: %v\n", err)
+		}
+		printf("%s\n", smokeLine(res, set))
+		return &res, nil
+	}
 	printResult(res, cond)
 	printf("%s\n", res.TrainedWords(opt.Steps))
 	printf("results so far: %s\n", path)
 	showRuns(runs, step.ID.String())
 	printRecommendations(res, s.Smoke)
 	return &res, nil
+}
+
+// smokeLine is a smoke run in one line: "runs and trains on the pure-Go backend: step 2, loss 2.35 → 1.62".
+func smokeLine(r ladder.Result, set *cifar.Set) string {
+	data := ""
+	if set.Synthetic {
+		data = ", synthetic data"
+	}
+	return fmt.Sprintf("CPU smoke run (pure-Go backend, tiny sizes%s; not a speed measurement): step %s runs and trains, "+
+		"loss %.2f → %.2f", data, r.ID, r.LossFirst, r.LossLast)
 }
 
 func printResult(r ladder.Result, c artifact.Conditions) { printf("%s\n", r.Line(c)) }
