@@ -26,7 +26,12 @@ type RecordedFile struct {
 	File *File
 }
 
-// RecordedResults reads assets/results/*.json, skipping smoke runs, newest date first. Files that do not parse are
+// CanonicalResults is the results file of the canonical H200 measurement (every rung 1–14, one device call,
+// a profile of each rung beside it in assets/profiles): RecordedResults lists it first, so the notebooks and
+// the README show its figures, and newer files only for steps it lacks.
+const CanonicalResults = "h200-2026-12-04-run26.json"
+
+// RecordedResults reads assets/results/*.json, skipping smoke runs, the canonical file first, then newest date first. Files that do not parse are
 // reported in bad (one line each) rather than failing the notebook.
 func RecordedResults(root string) (files []RecordedFile, bad []string) {
 	paths, _ := filepath.Glob(filepath.Join(root, "assets", "results", "*.json"))
@@ -42,6 +47,9 @@ func RecordedResults(root string) (files []RecordedFile, bad []string) {
 		files = append(files, RecordedFile{Path: p, File: f})
 	}
 	slices.SortStableFunc(files, func(a, b RecordedFile) int {
+		if ca, cb := filepath.Base(a.Path) == CanonicalResults, filepath.Base(b.Path) == CanonicalResults; ca != cb {
+			return map[bool]int{true: -1, false: 1}[ca]
+		}
 		return naturalCompare(b.File.Conditions.Date+b.Path, a.File.Conditions.Date+a.Path)
 	})
 	return files, bad
