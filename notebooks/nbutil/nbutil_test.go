@@ -230,18 +230,19 @@ func TestShowSummaryAndCompileTimes(t *testing.T) {
 	c := captureOutput(t)
 	ShowSummary(root)
 	text := c.text.String()
-	for _, want := range []string{"this machine: 2 steps", "this machine: step 1 40.0 samples/s → best step 8 50.0 samples/s (1.25×) — smoke",
-		"summary: on NVIDIA H200 the ladder goes from 900 samples/s (step 1) to 9000 samples/s (step 10@256): 10.0× (one device call: h200-2026-12-02.json)",
-		"PyTorch comparison at batch 256: Go + XLA step 10@256 9000 samples/s vs PyTorch step 10 (torch.compile) 8000 samples/s: 1.12×",
-		"PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA 9000 samples/s (step 10@256) vs PyTorch 8000 samples/s (step 10), batch 256: 1.12× (h200-2026-12-02.json)",
-		"recorded training runs: 1",
+	for _, want := range []string{"this machine: notebooks 01–07 ran 2 steps",
+		"the newest H200 measurement (the canonical h200-2026-12-04-run26.json is missing): h200-2026-12-02.json",
+		"step 1 900 samples/s → step 10@256 9000 samples/s (10.0×)",
 		"what is left: profile of step 1", "profile says: input-bound"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}
 	}
-	if len(c.svgs) < 8 {
-		t.Errorf("summary showed %d SVG charts, want ≥ 8 (local 3, recorded 4, training runs 1)", len(c.svgs))
+	if len(c.html) < 2 || !strings.Contains(c.html[0], "what its profile says it did") || !strings.Contains(c.html[1], "strongest") {
+		t.Errorf("summary tables: want the story table, then the comparison; got %d HTML outputs: %.200q", len(c.html), c.html)
+	}
+	if len(c.svgs) != 2 { // one throughput chart, one comparison chart; no smoke chart
+		t.Errorf("summary showed %d SVG charts, want 2 (recorded throughput, comparison)", len(c.svgs))
 	}
 
 	c2 := captureOutput(t)
@@ -305,5 +306,14 @@ func TestProfileDiffRecorded(t *testing.T) {
 	ShowProfileDiff(root, "12@128", "99")
 	if text := c2.text.String(); !strings.Contains(text, "no recorded profile of step 99") || len(c2.html) != 0 {
 		t.Errorf("a step without a profile:\n%s", text)
+	}
+}
+
+// SeedLadder finds the repository's own run27 file (Go 1–6 and PyTorch 1–6 in one call) and shows its table.
+func TestSeedLadderRecorded(t *testing.T) {
+	c := captureOutput(t)
+	ShowSeedLadder(repoRoot(t))
+	if len(c.html) != 1 || !strings.Contains(c.html[0], "h200-2026-12-04-run27.json") || !strings.Contains(c.html[0], "1381.6") {
+		t.Errorf("SeedLadder:\n%s\n%v", c.text.String(), c.html)
 	}
 }

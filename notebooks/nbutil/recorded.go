@@ -1,6 +1,7 @@
 package nbutil
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -116,6 +117,23 @@ func newestProfile(reps []ladder.RecordedProfile, id string) *ladder.RecordedPro
 		}
 	}
 	return nil
+}
+
+// SeedLadder shows the original tutorial's six steps in Go and in PyTorch from one recorded device call
+// ([ladder.SeedFile]), each with × its own step 1, beside the original's table on a Quadro RTX 4000.
+func SeedLadder() { withRoot(ShowSeedLadder) }
+
+// ShowSeedLadder is [SeedLadder] with the repository root given.
+func ShowSeedLadder(root string) {
+	files, _ := ladder.RecordedResults(root)
+	rf := ladder.SeedFile(files)
+	if rf == nil {
+		printf("seed ladder: no recorded file holds steps 1–6 of both Go and PyTorch yet\n")
+		return
+	}
+	c := rf.File.Conditions
+	displayHTML(ladder.SeedTable(rf.File.Seed(), fmt.Sprintf("Go and PyTorch on one %s in one device call (%s, %s); "+
+		"original: the PyTorch tutorial's published table", c.GPU, filepath.Base(rf.Path), c.Date)))
 }
 
 func orDash(s string) string {

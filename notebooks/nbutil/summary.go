@@ -104,45 +104,70 @@ func showCompileTimes(root string) {
 // LocalRuns reads the notebooks' own results files (RunsDir), smoke first.
 func LocalRuns(root string) []*ladder.File { return ladder.ReadDir(RunsDir(root)) }
 
-// Summary is 08-summary's cell: this machine's runs from notebooks 01–07, the recorded ladder (table, throughput,
-// step-time split, memory, compile time), PyTorch on the same GPU, and what the last step's profile says is left.
+// Summary is 08-summary's cell: the canonical H200 measurement as one table (with what each rung's profile says
+// it did) and one chart; Go against PyTorch's strongest step and JAX in one device call; the seed ladder in both
+// frameworks; and what the last rung's profile says is left. This machine's own runs are one line: at smoke sizes
+// their speeds mean nothing.
 func Summary() { withRoot(func(root string) { ShowSummary(root) }) }
+
+// verdicts is what each rung's profile, beside the previous rung's, says it did (notebooks 01–07 tell it with
+// the figures).
+var verdicts = map[string]string{
+	"1": "input-bound: the loop waits for one loader; the GPU is busy a tenth of the step",
+	"2": "slower: f16 adds casts and the scaler's kernels, at batch 32 launch-bound; the data wait is untouched",
+	"3": "4× the images per launch; now the loader is the wall",
+	"4": "a quarter of the bytes: the copy and the loader's work shrink",
+	"5": "two loaders: the data wait is gone",
+	"5b": "one loader per core: the host keeps up",
+	"6": "the copy leaves the critical path; the step is the Execute",
+	"7": "the host only gathers bytes; the GPU still idles between kernels",
+	"8": "no host work per step (little gain by itself; enables rung 10)",
+	"9": "bf16: no loss scaler, but cuDNN's bf16 convolutions are slower than f16's (slower at 128)",
+	"10": "K steps per Execute: the gaps between calls go",
+	"11": "wide-row batch-norm sums: cheaper reductions at 512, not at 128",
+	"12": "ReLU6's gradient as a mask: reductions and fusions about 40% cheaper",
+	"13": "float32 batch-norm apply: better sums, more reduction time (slower)",
+	"14": "8-channel stem on tensor cores: cheaper first convolution",
+}
 
 // ShowSummary is [Summary] with the repository root given.
 func ShowSummary(root string) {
-	runs := LocalRuns(root)
-	if len(runs) == 0 {
-		printf("this machine: no runs in %s — run notebooks 01–07 first\n", RunsDir(root))
-	}
-	for _, f := range runs {
-		printf("this machine: %d steps measured by the notebooks (%s)\n", len(f.Results), f.Conditions.Caption())
+	for _, f := range LocalRuns(root) {
 		best, base := f.BestAndBase()
 		if best != nil && base != nil {
-			printf("this machine: step 1 %.1f samples/s → best step %s %.1f samples/s (%.2f×)%s\n", base.SamplesPerSec,
-				best.ID, best.SamplesPerSec, best.SamplesPerSec/base.SamplesPerSec, smokeWords(f.Conditions))
+			printf("this machine: notebooks 01–07 ran %d steps (%s)%s\n", len(f.Results), f.Conditions.Caption(), smokeWords(f.Conditions))
 		}
-		showRuns(f, "")
 	}
-
 	files, _ := ladder.RecordedResults(root)
-	groups := ladder.GroupRecorded(files)
-	if len(groups) == 0 {
-		printf("recorded H200 results: none in assets/results yet — the table, the PyTorch comparison and the GPU " +
-			"profile appear here once `trainopt ladder` and `trainopt profile` have run on the GPU machine\n")
+	if len(files) == 0 {
+		printf("recorded H200 results: none in assets/results yet — `trainopt ladder` writes them on the GPU machine\n")
+		return
 	}
-	line, best := ladder.LadderWords(files)
-	printf("%s", line)
-	for _, g := range groups {
-		f := g.File
-		printf("recorded H200 results: %s — %d steps — %s\n", filepath.Base(g.Path), len(f.Results), f.Conditions.Caption())
-		displayHTML(f.HTMLTable(idOf(best)))
-		chart("recorded throughput", f, f.ThroughputChart)
-		chart("recorded step-time split", f, f.SplitChart)
-		chart("recorded memory", f, f.MemoryChart)
-		chart("recorded compile time", f, f.CompileChart)
+	f, what := files[0].File, "the canonical H200 measurement"
+	if filepath.Base(files[0].Path) != ladder.CanonicalResults {
+		what = "the newest H200 measurement (the canonical " + ladder.CanonicalResults + " is missing)"
 	}
-	showTorch(files)
-	ShowRecordedTrain(root)
+	best, base := f.BestAndBase()
+	printf("%s: %s — %d configurations in one device call (%s)\n", what,
+		filepath.Base(files[0].Path), len(f.Results), f.Conditions.Caption())
+	if best != nil && base != nil {
+		printf("step 1 %.0f samples/s → step %s %.0f samples/s (%.1f×)\n", base.SamplesPerSec, best.ID, best.SamplesPerSec,
+			best.SamplesPerSec/base.SamplesPerSec)
+	}
+	displayHTML(f.StoryTable(verdicts, idOf(best)))
+	chart("recorded throughput", f, f.ThroughputChart)
+
+	for _, rf := range files {
+		if rows := rf.File.Compare(); len(rows) > 0 && rows[0].Torch != nil {
+			c := rf.File.Conditions
+			displayHTML(ladder.CompareTable(rows, fmt.Sprintf("Go's fastest step, PyTorch's strongest (step 11: CUDA graphs + "+
+				"fused SGD) and JAX/Flax, one %s, one device call (%s, %s)", c.GPU, filepath.Base(rf.Path), c.Date)))
+			svg, err := rf.File.TorchChart()
+			show("comparison", svg, err)
+			break
+		}
+	}
+	ShowSeedLadder(root)
 	showLeft(root, files)
 }
 
@@ -158,17 +183,6 @@ func smokeWords(c artifact.Conditions) string {
 		return " — smoke sizes on the CPU: not a speed measurement"
 	}
 	return ""
-}
-
-// showTorch compares Go with PyTorch's ladder measured in the same device call ([ladder.TorchComparison]).
-func showTorch(files []ladder.RecordedFile) {
-	pairs := ladder.TorchComparison(files)
-	printf("%s", ladder.TorchWords(pairs))
-	if len(pairs) > 0 {
-		displayHTML(ladder.TorchTable(pairs))
-		svg, err := ladder.TorchPairsChart(pairs)
-		show("PyTorch comparison", svg, err)
-	}
 }
 
 // showLeft is what the profile of the last (most optimised) profiled step says is left.

@@ -2,11 +2,13 @@ package ladder
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
@@ -207,4 +209,70 @@ func SeedTable(rows []SeedRow, caption string) string {
 	}
 	return plot.HTMLTable([]string{"step", "Go samples/s", "Go × step 1", "PyTorch samples/s", "PyTorch × step 1",
 		"original (RTX 4000)", "original × step 1"}, cells, caption)
+}
+
+// SeedFile is the newest recorded file (files as RecordedResults orders them, canonical first) that holds all six
+// of the original tutorial's steps in both Go and PyTorch: the seed ladder compared within one device call.
+func SeedFile(files []RecordedFile) *RecordedFile {
+	for i := range files {
+		complete := true
+		for _, row := range files[i].File.Seed() {
+			complete = complete && row.Go != nil && row.Torch != nil
+		}
+		if complete {
+			return &files[i]
+		}
+	}
+	return nil
+}
+
+// StoryTable is the ladder in one HTML table for a summary: each step's samples/s, × step 1, × the step before it
+// (the previous rung at the same batch), the median step and its dominant part, and what its profile says it did
+// (verdicts, keyed by rung: "9" for every 9@batch).
+func (f *File) StoryTable(verdicts map[string]string, highlight string) string {
+	var base float64
+	prev := map[int]float64{} // the last samples/s seen at each batch: the rung before, for "× previous"
+	var last float64
+	for _, r := range f.Results {
+		if r.ID == "1" && r.Error == "" {
+			base = r.SamplesPerSec
+		}
+	}
+	var rows [][]string
+	for _, r := range f.Results {
+		id := r.ID
+		if id == highlight && highlight != "" {
+			id = "▶ " + id
+		}
+		if r.Error != "" {
+			rows = append(rows, []string{id, r.Name, fmt.Sprint(r.Batch), "failed: " + r.Error})
+			continue
+		}
+		before, ok := prev[r.Batch]
+		if !ok { // a rung's first run at a new batch (3 at 128, 9 at 256 and 512) follows the previous row
+			before = last
+		}
+		x := func(v float64) string {
+			if v <= 0 {
+				return ""
+			}
+			return fmt.Sprintf("%.2f×", r.SamplesPerSec/v)
+		}
+		parts := []struct {
+			name string
+			ms   float64
+		}{{"data wait", r.DataWaitMs}, {"host→device", r.TransferMs}, {"compute", r.ComputeMs}, {"other", r.OtherMs}}
+		top := slices.MaxFunc(parts, func(a, b struct {
+			name string
+			ms   float64
+		}) int {
+			return cmp.Compare(a.ms, b.ms)
+		})
+		step, _, _ := strings.Cut(r.ID, "@")
+		rows = append(rows, []string{id, r.Name, fmt.Sprint(r.Batch), fmt.Sprintf("%.0f", r.SamplesPerSec), x(base), x(before),
+			fmt.Sprintf("%.1f ms, %s %.0f%%", r.StepMedianMs, top.name, 100*top.ms/max(r.StepMedianMs, 1e-9)), verdicts[step]})
+		prev[r.Batch], last = r.SamplesPerSec, r.SamplesPerSec
+	}
+	return plot.HTMLTable([]string{"step", "configuration", "batch", "samples/s", "× step 1", "× previous",
+		"median step, largest part", "what its profile says it did"}, rows, f.Conditions.Caption())
 }

@@ -248,7 +248,7 @@ func (f *File) Tables() string {
 			"builds cuDNN's execution plans, which only fast-start mode carries to the next process (in the executable cache).\n")
 	}
 	if len(f.Reference) > 0 {
-		b.WriteString("\nPyTorch and JAX, same machine, same device call, beside Go's step of the same number for the "+
+		b.WriteString("\nPyTorch and JAX, same machine, same device call, beside Go's step of the same number for the " +
 			"original tutorial's steps 1–6, else the fastest Go step at the same batch:\n\n" +
 			"| framework, step | configuration | batch | samples/s | peak GB | Go samples/s | Go ÷ it | Go peak GB |\n" +
 			"|---|---|---:|---:|---:|---:|---:|---:|\n")
