@@ -94,12 +94,12 @@ func ShowProfileDiff(root, before, after string) {
 			map[bool]string{true: before, false: after}[b == nil], filepath.Join(root, "assets", "profiles"))
 		return
 	}
-	printf("H200 profiles: step %s (%s) → step %s (%s)\n", b.StepID, filepath.Base(b.Dir), a.StepID, filepath.Base(a.Dir))
+	printf("H200 profiles: step %s (%s) → step %s (%s)\n", b.Step(), filepath.Base(b.Dir), a.Step(), filepath.Base(a.Dir))
 	displayHTML(profile.DiffHTML("step "+b.Step().String(), "step "+a.Step().String(), profile.Diff(b.Report, a.Report),
 		"per training step; the split is the loop's median over the timed window, the kernel figures are from the "+
 			"capture (XLA's profiler), divided by the steps it held"))
 	for _, rec := range a.Report.Recommendations {
-		printf("  step %s's profile says: %s — %s\n", a.StepID, rec.Rule, rec.Evidence)
+		printf("  step %s's profile says: %s — %s\n", a.Step(), rec.Rule, rec.Evidence)
 	}
 }
 

@@ -226,20 +226,36 @@ func SeedFile(files []RecordedFile) *RecordedFile {
 	return nil
 }
 
-// StoryTable is the ladder in one HTML table for a summary: each step's samples/s, × step 1, × the step before it
-// (the previous rung at the same batch), the median step and its dominant part, and what its profile says it did
-// (verdicts, keyed by rung: "9" for every 9@batch).
+// StoryTable is the ladder in one HTML table for a summary: each step's samples/s, × step 1, × the rung before it
+// (the previous rung at the same batch, else the rung just below: 3 follows 2, 9@256 follows 8), the median step
+// and its largest part, and what its profile says it did (verdicts, keyed by rung: "9" for every 9@batch).
 func (f *File) StoryTable(verdicts map[string]string, highlight string) string {
 	var base float64
-	prev := map[int]float64{} // the last samples/s seen at each batch: the rung before, for "× previous"
-	var last float64
 	for _, r := range f.Results {
 		if r.ID == "1" && r.Error == "" {
 			base = r.SamplesPerSec
 		}
 	}
+	rung := func(id string) float64 { // the rung's place, whatever its batch
+		s, _ := ParseStepID(id)
+		return s.Order() - float64(s.Batch)/1e6
+	}
+	previous := func(i int) float64 { // the rung before f.Results[i]
+		r := f.Results[i]
+		same, below := 0.0, 0.0
+		for _, p := range f.Results[:i] {
+			if p.Error != "" || rung(p.ID) >= rung(r.ID) {
+				continue
+			}
+			if p.Batch == r.Batch {
+				same = p.SamplesPerSec
+			}
+			below = p.SamplesPerSec
+		}
+		return cmp.Or(same, below)
+	}
 	var rows [][]string
-	for _, r := range f.Results {
+	for i, r := range f.Results {
 		id := r.ID
 		if id == highlight && highlight != "" {
 			id = "▶ " + id
@@ -248,10 +264,7 @@ func (f *File) StoryTable(verdicts map[string]string, highlight string) string {
 			rows = append(rows, []string{id, r.Name, fmt.Sprint(r.Batch), "failed: " + r.Error})
 			continue
 		}
-		before, ok := prev[r.Batch]
-		if !ok { // a rung's first run at a new batch (3 at 128, 9 at 256 and 512) follows the previous row
-			before = last
-		}
+		before := previous(i)
 		x := func(v float64) string {
 			if v <= 0 {
 				return ""
@@ -271,7 +284,6 @@ func (f *File) StoryTable(verdicts map[string]string, highlight string) string {
 		step, _, _ := strings.Cut(r.ID, "@")
 		rows = append(rows, []string{id, r.Name, fmt.Sprint(r.Batch), fmt.Sprintf("%.0f", r.SamplesPerSec), x(base), x(before),
 			fmt.Sprintf("%.1f ms, %s %.0f%%", r.StepMedianMs, top.name, 100*top.ms/max(r.StepMedianMs, 1e-9)), verdicts[step]})
-		prev[r.Batch], last = r.SamplesPerSec, r.SamplesPerSec
 	}
 	return plot.HTMLTable([]string{"step", "configuration", "batch", "samples/s", "× step 1", "× previous",
 		"median step, largest part", "what its profile says it did"}, rows, f.Conditions.Caption())

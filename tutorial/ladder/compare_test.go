@@ -62,3 +62,20 @@ func TestCompareAndSeed(t *testing.T) {
 		t.Errorf("SeedTable lacks Go's 7.50× and PyTorch's 3.26×:\n%s", html)
 	}
 }
+
+// StoryTable's "× previous" is the rung before at the same batch, else the rung just below (9@256 follows 8).
+func TestStoryTablePrevious(t *testing.T) {
+	f := &File{Results: []Result{{ID: "1", Batch: 32, SamplesPerSec: 100, StepMedianMs: 10, DataWaitMs: 6},
+		{ID: "8", Batch: 128, SamplesPerSec: 400, StepMedianMs: 10, ComputeMs: 9},
+		{ID: "9@128", Batch: 128, SamplesPerSec: 500, StepMedianMs: 10, ComputeMs: 10},
+		{ID: "9@256", Batch: 256, SamplesPerSec: 800, StepMedianMs: 10, ComputeMs: 10},
+		{ID: "10@256", Batch: 256, SamplesPerSec: 1000, StepMedianMs: 10, ComputeMs: 10}}}
+	html := f.StoryTable(map[string]string{"9": "bf16"}, "10@256")
+	for _, want := range []string{"2.00×", // 9@256 ÷ 8
+		"1.25×", // 10@256 ÷ 9@256 (and 9@128 ÷ 8)
+		"data wait 60%", "bf16", "▶ 10@256"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("StoryTable lacks %q:\n%s", want, html)
+		}
+	}
+}
