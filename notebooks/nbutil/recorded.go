@@ -88,7 +88,7 @@ func ProfileDiff(before, after string) {
 // ShowProfileDiff is [ProfileDiff] with the repository root given.
 func ShowProfileDiff(root, before, after string) {
 	reps, _ := ladder.RecordedProfiles(root)
-	b, a := newestProfile(reps, before), newestProfile(reps, after)
+	b, a := ladder.NewestProfile(reps, before), ladder.NewestProfile(reps, after)
 	if b == nil || a == nil {
 		printf("profile diff %s → %s: no recorded profile of step %s in %s\n", before, after,
 			map[bool]string{true: before, false: after}[b == nil], filepath.Join(root, "assets", "profiles"))
@@ -101,22 +101,6 @@ func ShowProfileDiff(root, before, after string) {
 	for _, rec := range a.Report.Recommendations {
 		printf("  step %s's profile says: %s — %s\n", a.Step(), rec.Rule, rec.Evidence)
 	}
-}
-
-// newestProfile is the newest recorded profile of step id (reps are newest first); "9" means "9@128".
-func newestProfile(reps []ladder.RecordedProfile, id string) *ladder.RecordedProfile {
-	want, err := ladder.ParseStepID(id)
-	if err != nil {
-		return nil
-	}
-	for _, try := range []string{want.String(), want.String() + "@128"} {
-		for i := range reps {
-			if reps[i].Step().String() == try {
-				return &reps[i]
-			}
-		}
-	}
-	return nil
 }
 
 // SeedLadder shows the original tutorial's six steps in Go and in PyTorch from one recorded device call

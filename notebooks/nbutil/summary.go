@@ -114,26 +114,6 @@ func LocalRuns(root string) []*ladder.File { return ladder.ReadDir(RunsDir(root)
 // their speeds mean nothing.
 func Summary() { withRoot(func(root string) { ShowSummary(root) }) }
 
-// verdicts is what each rung's profile, beside the previous rung's, says it did (notebooks 01–07 tell it with
-// the figures).
-var verdicts = map[string]string{
-	"1":  "input-bound: the loop waits for one loader; the GPU is busy a tenth of the step",
-	"2":  "slower: f16 adds casts and the scaler's kernels, at batch 32 launch-bound; the data wait is untouched",
-	"3":  "4× the images per launch; now the loader is the wall",
-	"4":  "a quarter of the bytes: the copy and the loader's work shrink",
-	"5":  "two loaders: the data wait is gone",
-	"5b": "one loader per core: the host keeps up",
-	"6":  "the copy leaves the critical path; the step is the Execute",
-	"7":  "the host only gathers bytes; the GPU still idles between kernels",
-	"8":  "no host work per step (little gain by itself; enables rung 10)",
-	"9":  "bf16: no loss scaler, but cuDNN's bf16 convolutions are slower than f16's (slower at 128)",
-	"10": "K steps per Execute: the gaps between calls go",
-	"11": "wide-row batch-norm sums: cheaper reductions at 512, not at 128",
-	"12": "ReLU6's gradient as a mask: reductions and fusions about 40% cheaper",
-	"13": "float32 batch-norm apply: better sums, more reduction time (slower)",
-	"14": "8-channel stem on tensor cores: cheaper first convolution",
-}
-
 // ShowSummary is [Summary] with the repository root given.
 func ShowSummary(root string) {
 	for _, f := range LocalRuns(root) {
@@ -158,7 +138,7 @@ func ShowSummary(root string) {
 		printf("step 1 %.0f samples/s → step %s %.0f samples/s (%.1f×)\n", base.SamplesPerSec, best.ID, best.SamplesPerSec,
 			best.SamplesPerSec/base.SamplesPerSec)
 	}
-	displayHTML(f.StoryTable(verdicts, idOf(best)))
+	displayHTML(f.StoryTable(ladder.Verdicts, idOf(best)))
 	chart("recorded throughput", f, f.ThroughputChart)
 
 	for _, rf := range files {

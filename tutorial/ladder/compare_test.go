@@ -79,3 +79,14 @@ func TestStoryTablePrevious(t *testing.T) {
 		}
 	}
 }
+
+func TestShortDriver(t *testing.T) {
+	for in, want := range map[string]string{
+		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)": "580.159.04",
+		"535.104.05": "535.104.05", "": "", "unknown": "unknown",
+	} {
+		if got := ShortDriver(in); got != want {
+			t.Errorf("ShortDriver(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

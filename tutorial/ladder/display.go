@@ -189,7 +189,7 @@ func (f *File) BestAndBase() (best, base *Result) {
 // trainCaption is what the recorded training runs were measured under (the last run's conditions).
 func trainCaption(runs []RecordedTrainRun) string {
 	c := runs[len(runs)-1].Conditions
-	return fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", c.GPU, c.Date, cmp.Or(c.Driver, "—"),
+	return fmt.Sprintf("%s, %s, driver %s, %s, %d timed steps — trainopt train", c.GPU, c.Date, cmp.Or(ShortDriver(c.Driver), "—"),
 		c.DataKind(), c.TimedSteps)
 }
 

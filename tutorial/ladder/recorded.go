@@ -242,3 +242,20 @@ func (f *File) Subset(ids ...string) *File {
 	}
 	return &g
 }
+
+// NewestProfile is the newest recorded profile of step id (reps as RecordedProfiles orders them, newest first);
+// a step without a batch ("9") means its batch-128 variant.
+func NewestProfile(reps []RecordedProfile, id string) *RecordedProfile {
+	want, err := ParseStepID(id)
+	if err != nil {
+		return nil
+	}
+	for _, try := range []string{want.String(), want.String() + "@128"} {
+		for i := range reps {
+			if reps[i].Step().String() == try {
+				return &reps[i]
+			}
+		}
+	}
+	return nil
+}

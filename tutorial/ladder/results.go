@@ -200,7 +200,7 @@ func (f *File) Markdown() string {
 	fmt.Fprintf(&b, "- %s\n- versions: %s\n- data: %s\n- model: %s at %d px; warm-up %d steps, timed window %d steps\n",
 		c.Backend, c.Versions, data, c.Model, c.ImageSize, c.Warmup, c.TimedSteps)
 	if c.Driver != "" {
-		fmt.Fprintf(&b, "- driver: %s\n", c.Driver)
+		fmt.Fprintf(&b, "- driver: %s\n", ShortDriver(c.Driver))
 	}
 	if c.Smoke {
 		b.WriteString("- **smoke run on the CPU at tiny sizes: shows that every step trains, not how fast**\n")
@@ -276,14 +276,25 @@ func NewConditions(choice *backend.Choice, set *cifar.Set, cfg Config, opt Optio
 	return c
 }
 
-// DriverVersion is the NVIDIA driver's version line, or "" without one.
+// DriverVersion is the NVIDIA driver's version ("580.159.04"), or "" without one.
 func DriverVersion() string {
 	data, err := os.ReadFile("/proc/driver/nvidia/version")
 	if err != nil {
 		return ""
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
-	return strings.TrimSpace(line)
+	return ShortDriver(line)
+}
+
+var reDriverVersion = regexp.MustCompile(`\b\d{3,}\.\d+(\.\d+)*\b`)
+
+// ShortDriver is the version number in a driver line ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
+// 580.159.04 Release Build (…)" → "580.159.04"), which older results files stored whole; s itself if it has none.
+func ShortDriver(s string) string {
+	if v := reDriverVersion.FindString(s); v != "" {
+		return v
+	}
+	return strings.TrimSpace(s)
 }
 
 // memoryWords is "3.66" (compiled total), "3.66 / 3.80" (compiled / device peak) or "3.66 / (14.40)" (a peak an

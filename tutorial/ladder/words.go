@@ -141,7 +141,7 @@ func (g RecordedGroup) Words() string {
 	for _, r := range g.File.Results {
 		got = append(got, r.ID)
 	}
-	driver := c.Driver
+	driver := ShortDriver(c.Driver)
 	if driver == "" {
 		driver = "—"
 	}
@@ -175,4 +175,25 @@ func (r Result) TrainedWords(timed int) string {
 		return fmt.Sprintf("WARNING: %v (at %d timed steps a smoke run can be too short to show learning)", err, timed)
 	}
 	return fmt.Sprintf("trained: loss %.3f → %.3f over %d losses read", r.LossFirst, r.LossLast, len(r.Losses))
+}
+
+// Verdicts is what each rung's H200 profile, beside the previous rung's, says the rung did — the last column
+// of the summary's [File.StoryTable]; notebooks 01–07 and the README tell it with the figures. Keyed by rung
+// ("9" for every 9@batch).
+var Verdicts = map[string]string{
+	"1":  "input-bound: the loop waits for one loader; the GPU is busy a tenth of the step",
+	"2":  "slower: f16 adds casts and the scaler's kernels, at batch 32 launch-bound; the data wait is untouched",
+	"3":  "4× the images per launch; now the loader is the wall",
+	"4":  "a quarter of the bytes: the copy and the loader's work shrink",
+	"5":  "two loaders: the data wait is gone",
+	"5b": "one loader per core: the host keeps up",
+	"6":  "the copy leaves the critical path; the step is the Execute",
+	"7":  "the host only gathers bytes; the GPU still idles between kernels",
+	"8":  "no host work per step (little gain by itself; enables rung 10)",
+	"9":  "bf16: no loss scaler, but cuDNN's bf16 convolutions are slower than f16's (slower at 128)",
+	"10": "K steps per Execute: the gaps between calls go",
+	"11": "wide-row batch-norm sums: cheaper reductions at 512, not at 128",
+	"12": "ReLU6's gradient as a mask: reductions and fusions about 40% cheaper",
+	"13": "float32 batch-norm apply: better sums, more reduction time (slower)",
+	"14": "8-channel stem on tensor cores: cheaper first convolution",
 }
