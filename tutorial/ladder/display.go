@@ -112,63 +112,6 @@ func (r Result) Recommendations() []profile.Recommendation {
 		Transfer: d(r.TransferMs), Compute: d(r.ComputeMs), Other: d(r.OtherMs), Steps: 1}})
 }
 
-// TorchPair is one batch size of the Go/PyTorch comparison: PyTorch's step and the fastest Go step of the same
-// file (one device call) at that batch.
-type TorchPair struct {
-	Go    *Result
-	File  *File
-	Torch Reference
-	From  string // the file's base name
-}
-
-// Ratio is Go's samples/s over PyTorch's.
-func (p TorchPair) Ratio() float64 { return p.Go.SamplesPerSec / p.Torch.SamplesPerSec }
-
-// TorchComparison picks, for each batch size PyTorch was measured at, the newest file (files newest first) with
-// a PyTorch step at that batch, PyTorch's strongest step there and the fastest Go step of that same file and batch: figures from different
-// device calls are never compared (the machine is shared and they move). Sorted by batch.
-func TorchComparison(files []RecordedFile) []TorchPair {
-	var pairs []TorchPair
-	seen := map[int]bool{}
-	for _, rf := range files {
-		for _, row := range rf.File.Compare() {
-			if seen[row.Batch] || row.Torch == nil {
-				continue
-			}
-			seen[row.Batch] = true
-			pairs = append(pairs, TorchPair{row.Go, rf.File, *row.Torch, filepath.Base(rf.Path)})
-		}
-	}
-	slices.SortFunc(pairs, func(a, b TorchPair) int { return a.Torch.Batch - b.Torch.Batch })
-	return pairs
-}
-
-const torchCaption = "PyTorch: torch_ladder.py's step on the same GPU in the same device call as the Go step; peaks: PJRT " +
-	"peak_bytes_in_use and torch.cuda.max_memory_allocated"
-
-// TorchTable is the comparison as an HTML table.
-func TorchTable(pairs []TorchPair) string {
-	var rows [][]string
-	for _, p := range pairs {
-		rows = append(rows, []string{fmt.Sprint(p.Torch.Batch), p.Go.ID, fmt.Sprintf("%.0f", p.Go.SamplesPerSec),
-			fmt.Sprintf("%.0f", p.Torch.SamplesPerSec), fmt.Sprintf("%.2f×", p.Ratio()), p.File.PeakWords(p.Go),
-			fmt.Sprintf("%.2f", p.Torch.PeakMemGB), p.From})
-	}
-	return plot.HTMLTable([]string{"batch", "Go step", "Go samples/s", "PyTorch samples/s", "Go ÷ PyTorch",
-		"Go peak GB", "PyTorch peak GB", "measured in"}, rows, torchCaption)
-}
-
-// TorchPairsChart is the comparison as bars, Go beside PyTorch at each batch.
-func TorchPairsChart(pairs []TorchPair) ([]byte, error) {
-	var bars []plot.Bar
-	for _, p := range pairs {
-		label := fmt.Sprintf("batch %d", p.Torch.Batch)
-		bars = append(bars, plot.Bar{Label: label, Value: p.Go.SamplesPerSec, Group: "Go + XLA (GoMLX)"},
-			plot.Bar{Label: label, Value: p.Torch.SamplesPerSec, Group: "PyTorch"})
-	}
-	return plot.Bars("Go + XLA vs PyTorch, same GPU, same device call", "samples/s", torchCaption, bars)
-}
-
 // BestAndBase are the fastest successful step and step 1 (nil when missing).
 func (f *File) BestAndBase() (best, base *Result) {
 	for i := range f.Results {

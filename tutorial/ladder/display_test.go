@@ -43,10 +43,4 @@ func TestWords(t *testing.T) {
 	if w := r.SplitWords(false); !strings.Contains(w, "data wait 75%, host→device 0%, compute 25%") {
 		t.Errorf("SplitWords = %q", w)
 	}
-	if w := TorchWords(nil); !strings.Contains(w, "no recorded file has PyTorch numbers") {
-		t.Errorf("TorchWords(nil) = %q", w)
-	}
-	if line, best := LadderWords(nil); line != "" || best != nil {
-		t.Errorf("LadderWords(nil) = %q, %v", line, best)
-	}
 }

@@ -55,44 +55,6 @@ func (r Result) SplitWords(smoke bool) string {
 	return b.String()
 }
 
-// TorchWords is one line per batch of the comparison with PyTorch, then the fastest Go step beside PyTorch;
-// a line saying how to add PyTorch's numbers when there are none.
-func TorchWords(pairs []TorchPair) string {
-	if len(pairs) == 0 {
-		return "PyTorch comparison: no recorded file has PyTorch numbers beside Go ones yet (`trainopt ladder -torch " +
-			"<torch_ladder.py output>` adds them)\n"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "PyTorch comparison: %d batch size(s), each measured beside Go in one device call\n", len(pairs))
-	fastest := pairs[0]
-	for _, p := range pairs {
-		fmt.Fprintf(&b, "PyTorch comparison at batch %d: Go + XLA step %s %.0f samples/s vs PyTorch step %s (%s) %.0f samples/s: %.2f× (%s)\n",
-			p.Torch.Batch, p.Go.ID, p.Go.SamplesPerSec, p.Torch.Step, p.Torch.Name, p.Torch.SamplesPerSec, p.Ratio(), p.From)
-		if p.Go.SamplesPerSec > fastest.Go.SamplesPerSec {
-			fastest = p
-		}
-	}
-	fmt.Fprintf(&b, "PyTorch comparison, fastest Go step beside PyTorch in one call: Go + XLA %.0f samples/s (step %s) vs "+
-		"PyTorch %.0f samples/s (step %s), batch %d: %.2f× (%s)\n", fastest.Go.SamplesPerSec, fastest.Go.ID,
-		fastest.Torch.SamplesPerSec, fastest.Torch.Step, fastest.Torch.Batch, fastest.Ratio(), fastest.From)
-	return b.String()
-}
-
-// LadderWords is the ladder end to end from the newest recorded file that has step 1: step 1 and its fastest step,
-// from one device call (numbers from different calls are never compared). best is that step; "" and nil without one.
-func LadderWords(files []RecordedFile) (line string, best *Result) {
-	for _, rf := range files {
-		b, s1 := rf.File.BestAndBase()
-		if s1 == nil || b == nil {
-			continue
-		}
-		return fmt.Sprintf("summary: on %s the ladder goes from %.0f samples/s (step 1) to %.0f samples/s (step %s): %.1f× "+
-			"(one device call: %s)\n", rf.File.Conditions.GPU, s1.SamplesPerSec, b.SamplesPerSec, b.ID,
-			b.SamplesPerSec/s1.SamplesPerSec, filepath.Base(rf.Path)), b
-	}
-	return "", nil
-}
-
 // ReadDir reads every results file (*.json) in dir that has results; files that do not read are skipped.
 func ReadDir(dir string) []*File {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
