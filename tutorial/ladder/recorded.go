@@ -189,7 +189,9 @@ func GroupRecorded(files []RecordedFile, ids ...string) []RecordedGroup {
 	var groups []RecordedGroup
 	for _, rf := range files {
 		sub := rf.File.Subset(ids...)
-		sub.Results = slices.DeleteFunc(slices.Clone(sub.Results), func(r Result) bool { return shown[r.ID] })
+		sub.Results = slices.DeleteFunc(slices.Clone(sub.Results), func(r Result) bool {
+			return shown[r.ID] || shownAtSomeBatch(shown, r.ID)
+		})
 		if len(sub.Results) == 0 {
 			continue
 		}
@@ -199,6 +201,21 @@ func GroupRecorded(files []RecordedFile, ids ...string) []RecordedGroup {
 		groups = append(groups, RecordedGroup{Path: rf.Path, File: sub})
 	}
 	return groups
+}
+
+// shownAtSomeBatch reports whether a step recorded without a batch ("9", from files older than the batch
+// variants) is already shown at a batch ("9@128"): the older figure is the same rung measured before, not
+// another step.
+func shownAtSomeBatch(shown map[string]bool, id string) bool {
+	if strings.Contains(id, "@") {
+		return false
+	}
+	for s := range shown {
+		if strings.HasPrefix(s, id+"@") {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordedMaxBatch is one `trainopt memory` result found under assets/profiles/<gpu>-<date>T<time>Z-<id>-memory-step<ID>/.
