@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
@@ -162,10 +161,8 @@ func (f *File) Seed() []SeedRow {
 	var go1, pt1 float64
 	for _, id := range []string{"1", "2", "3", "4", "5", "6"} {
 		row := SeedRow{Step: id, Original: TutorialRTX4000[id], OriginalX: TutorialRTX4000[id] / TutorialRTX4000["1"]}
-		for i := range f.Results {
-			if f.Results[i].ID == id && f.Results[i].Error == "" {
-				row.Go = &f.Results[i]
-			}
+		if r := f.Result(id); r != nil && r.Error == "" {
+			row.Go = r
 		}
 		for i := range f.Reference {
 			if r := &f.Reference[i]; r.framework() == PyTorch && r.Step == id {
@@ -231,14 +228,12 @@ func SeedFile(files []RecordedFile) *RecordedFile {
 // and its largest part, and what its profile says it did (verdicts, keyed by rung: "9" for every 9@batch).
 func (f *File) StoryTable(verdicts map[string]string, highlight string) string {
 	var base float64
-	for _, r := range f.Results {
-		if r.ID == "1" && r.Error == "" {
-			base = r.SamplesPerSec
-		}
+	if _, b := f.BestAndBase(); b != nil {
+		base = b.SamplesPerSec
 	}
 	rung := func(id string) float64 { // the rung's place, whatever its batch
 		s, _ := ParseStepID(id)
-		return s.Order() - float64(s.Batch)/1e6
+		return StepID{Rung: s.Rung}.Order()
 	}
 	previous := func(i int) float64 { // the rung before f.Results[i]
 		r := f.Results[i]
@@ -281,9 +276,9 @@ func (f *File) StoryTable(verdicts map[string]string, highlight string) string {
 		}) int {
 			return cmp.Compare(a.ms, b.ms)
 		})
-		step, _, _ := strings.Cut(r.ID, "@")
+		step, _ := ParseStepID(r.ID)
 		rows = append(rows, []string{id, r.Name, fmt.Sprint(r.Batch), fmt.Sprintf("%.0f", r.SamplesPerSec), x(base), x(before),
-			fmt.Sprintf("%.1f ms, %s %.0f%%", r.StepMedianMs, top.name, 100*top.ms/max(r.StepMedianMs, 1e-9)), verdicts[step]})
+			fmt.Sprintf("%.1f ms, %s %.0f%%", r.StepMedianMs, top.name, 100*top.ms/max(r.StepMedianMs, 1e-9)), verdicts[step.Rung]})
 	}
 	return plot.HTMLTable([]string{"step", "configuration", "batch", "samples/s", "× step 1", "× previous",
 		"median step, largest part", "what its profile says it did"}, rows, f.Conditions.Caption())

@@ -367,10 +367,8 @@ func (r Result) PeakGB() string {
 // of the same number (the same change), else the fastest Go step at r's batch.
 func (f *File) counterpart(r Reference) *Result {
 	if _, seed := TutorialRTX4000[r.Step]; seed && r.framework() == PyTorch {
-		for i := range f.Results {
-			if f.Results[i].ID == r.Step && f.Results[i].Error == "" {
-				return &f.Results[i]
-			}
+		if g := f.Result(r.Step); g != nil && g.Error == "" {
+			return g
 		}
 	}
 	return f.FastestAt(r.Batch)
