@@ -11,14 +11,15 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
 func cmdLadder(args []string) error {
 	fs := flag.NewFlagSet("ladder", flag.ContinueOnError)
 	lf := addLadderFlags(fs, 60)
-	stepList := fs.String("steps", "all", "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every 10@batch; all: every step)")
+	stepList := fs.String("steps", ladder.DefaultSteps, "comma-separated steps to run (e.g. 1,2,10; \"10\" runs every "+
+		"10@batch); default: the tutorial's rungs "+ladder.SeedRungs+" and the best rung, "+ladder.BestRung+
+		", at the largest batch; all: every step")
 	out := fs.String("out", "assets/results", "folder for the run's new <gpu>-<date>T<time>Z-<id>.json/.md/.svg")
 	torch := fs.String("torch", "", "PyTorch ladder (torch_ladder.py) and JAX (jax_mobilenet.py) JSON lines measured in the "+
 		"same device call, to compare: comma-separated files")
@@ -49,6 +50,8 @@ func cmdLadder(args []string) error {
 		return err
 	}
 	smoke := lf.smoke
+	recorded, _ := ladder.Read(filepath.Join("assets", "results", ladder.CanonicalResults)) // nil outside the repository
+	fmt.Fprintf(os.Stderr, "ladder: %s\n", ladder.Estimate(steps, recorded, opt, smoke).Words(choice.Plan.AutotuneCacheWarm))
 	if !smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
 		opt.Trainers = ladder.NewTrainers()
 		defer opt.Trainers.Close()
@@ -259,9 +262,6 @@ func (f *ladderFlags) validate(cmd, ids string) error {
 	c.atLeast("k", f.params.StepsPerCall, 1)
 	c.atLeast("warmup", f.opt.Warmup, 0)
 	c.atLeast("timed", f.opt.Steps, f.timedMin)
-	model := mobilenet.Default()
-	model.ReductionRow = f.params.ReductionRow
-	c.config("-reduction-row", model.Validate())
 	steps, err := ladder.Select(ladder.Ladder(f.params), ids)
 	c.add(err)
 	if err == nil {

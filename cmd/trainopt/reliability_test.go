@@ -183,7 +183,7 @@ func TestNonsenseValuesRefused(t *testing.T) {
 		{cmdTrain, []string{"-train-images", "-1"}, "-train-images"},
 		{cmdTrain, []string{"-lr", "NaN"}, "-lr"},
 		{cmdTrain, []string{"-epochs", "-1"}, "-epochs"},
-		{cmdLadder, []string{"-reduction-row", "-5"}, "reduction-row"},
+		{cmdLadder, []string{"-model", "reduction-row=-5"}, "reduction-row"},
 		{cmdLadder, []string{"-timed", "0"}, "-timed"},
 		{cmdLadder, []string{"-k", "0"}, "-k"},
 		{cmdProfile, []string{"-capture", "0"}, "-capture"},

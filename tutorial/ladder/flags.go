@@ -27,11 +27,11 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.Model.Width, "width", c.Model.Width, "MobileNetV2 width multiplier (1.0 = torchvision's model)")
 }
 
-// RegisterFlags registers the ladder's parameters on fs: -batches, -k and -reduction-row.
+// RegisterFlags registers the ladder's parameters on fs: -batches and -k. Rung 11's row width has no flag of
+// its own: another width is an experiment, -model reduction-row=N, recorded under its own step ID.
 func (p *Params) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var((*batchesFlag)(&p.Batches), "batches", "batch sizes of steps 9 and up")
 	fs.IntVar(&p.StepsPerCall, "k", p.StepsPerCall, "training steps per Execute in step 10")
-	fs.IntVar(&p.ReductionRow, "reduction-row", p.ReductionRow, "row width of batch norm's sums from step 11 on (0: plain)")
 }
 
 // FormulationUsage is the -model flag's help: an experiment applied on top of every selected step.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
@@ -191,6 +192,52 @@ func TestSelect(t *testing.T) {
 	if _, err := Select(steps, "1,42"); err == nil || !strings.Contains(err.Error(), "42") {
 		t.Errorf("unknown step: want an error naming it, got %v", err)
 	}
+	// The CLI's default: the tutorial's six rungs and the best rung at the largest batch; at smoke sizes, where
+	// the ladder has one batch, the best rung at that one.
+	for _, c := range []struct {
+		batches []int
+		want    string
+	}{{[]int{128, 256, 512}, "1 2 3 4 5 6 12@512"}, {[]int{128}, "1 2 3 4 5 6 12"}} {
+		sel, err := Select(Ladder(params(4, c.batches, 10)), DefaultSteps)
+		var ids []string
+		for _, s := range sel {
+			ids = append(ids, s.ID.String())
+		}
+		if got := strings.Join(ids, " "); err != nil || got != c.want {
+			t.Errorf("Select(default) at batches %v = %q, %v; want %q", c.batches, got, err, c.want)
+		}
+	}
+}
+
+// TestEstimate: first calls counted once per program (rungs 4–6 share one), windows from the recorded step times.
+func TestEstimate(t *testing.T) {
+	steps, _ := Select(Ladder(params(4, []int{512}, 10)), DefaultSteps) // 1–6 and 12@512
+	rec := &File{}
+	for _, s := range steps {
+		rec.Results = append(rec.Results, Result{ID: s.ID.String(), StepMedianMs: 100})
+	}
+	rec.Results[len(rec.Results)-1].StepMedianMs = 0 // 12@512 unrecorded
+	opt := Options{Warmup: 10, Steps: 90}
+	e := Estimate(steps, rec, opt, false)
+	// Programs: 1 (f32 b32), 2 (f16 b32), 3 (f16 b128, host f32), 4=5=6 (uint8 input), 12@512.
+	if e.Steps != 7 || e.Programs != 5 {
+		t.Fatalf("steps %d, programs %d; want 7 and 5", e.Steps, e.Programs)
+	}
+	if e.Windows != 6*10*time.Second || e.Warm != e.Windows+5*WarmFirstCall || e.Cold != e.Windows+5*ColdFirstCall {
+		t.Errorf("windows %v warm %v cold %v", e.Windows, e.Warm, e.Cold)
+	}
+	if len(e.Missing) != 1 || e.Missing[0] != "12@512" {
+		t.Errorf("missing %v, want [12@512]", e.Missing)
+	}
+	words := e.Words(false)
+	for _, w := range []string{"7 steps", "5 programs", "2.7 min", "9.3 min", "cache is empty", "12@512"} {
+		if !strings.Contains(words, w) {
+			t.Errorf("Words() = %q lacks %q", words, w)
+		}
+	}
+	if w := Estimate(steps, nil, opt, true).Words(true); !strings.Contains(w, "smoke sizes: about 1.8 min") {
+		t.Errorf("smoke words %q", w)
+	}
 }
 
 // TestFlags: one registration turns a command line into a configuration, with the value's fields as defaults.
@@ -215,8 +262,12 @@ func TestFlags(t *testing.T) {
 	if fs.Lookup("batches").DefValue != "128,256,512" {
 		t.Errorf("-batches default %q", fs.Lookup("batches").DefValue)
 	}
-	if err := fs.Parse([]string{"-batches", "64,32", "-reduction-row", "0"}); err != nil || len(p.Batches) != 2 || p.ReductionRow != 0 {
+	if err := fs.Parse([]string{"-batches", "64,32", "-k", "5"}); err != nil || len(p.Batches) != 2 || p.StepsPerCall != 5 {
 		t.Errorf("parsed %+v, %v", p, err)
+	}
+	// Rung 11's row width has one route, an experiment's -model reduction-row=N; no flag of its own.
+	if fs.Lookup("reduction-row") != nil {
+		t.Error("-reduction-row is registered beside -model reduction-row=")
 	}
 }
 

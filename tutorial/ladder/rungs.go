@@ -173,11 +173,35 @@ func WithFormulation(cfgs []Config, text string) ([]Config, error) {
 	return out, nil
 }
 
+// BestRung is the fastest rung of the canonical H200 measurement ([CanonicalResults]) at every batch.
+const BestRung = "12"
+
+// SeedRungs are the original tutorial's six steps.
+const SeedRungs = "1,2,3,4,5,6"
+
+// DefaultSteps is the step list the CLI's ladder runs unless told otherwise: the tutorial's six rungs and the
+// best rung at the largest batch of the list — a result in minutes on a GPU, where the whole ladder ("all")
+// compiles over twenty programs.
+const DefaultSteps = "default"
+
 // Select keeps the configurations that a comma-separated list of step IDs matches ([StepID.Matches]: "10"
-// keeps every 10@batch); "all" keeps every one. An ID that matches nothing is an error naming the known IDs.
+// keeps every 10@batch); "all" keeps every one, and [DefaultSteps] the rungs of [SeedRungs] and the last
+// configuration of [BestRung] (its largest batch). An ID that matches nothing is an error naming the known IDs.
 func Select(cfgs []Config, list string) ([]Config, error) {
-	if list == "all" {
+	switch list {
+	case "all":
 		return cfgs, nil
+	case DefaultSteps:
+		seed, err := Select(cfgs, SeedRungs)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(cfgs) - 1; i >= 0; i-- {
+			if cfgs[i].ID.Rung == BestRung && cfgs[i].ID.Formulation == "" {
+				return append(seed, cfgs[i]), nil
+			}
+		}
+		return seed, nil
 	}
 	// An empty list is an error, not "all": a script whose variable came out empty must not run the whole ladder.
 	if strings.TrimSpace(list) == "" {
