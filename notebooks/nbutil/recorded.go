@@ -146,3 +146,24 @@ func ShowRecordedTrain(root string) {
 	svg, err := ladder.TrainRunsChart(runs)
 	show("recorded training runs", svg, err)
 }
+
+// MaxBatch shows the recorded checks of the largest-batch prediction: the memory model fitted to compiled
+// statistics, the predicted maximum, and the batches run just below and above it.
+func MaxBatch() { withRoot(func(root string) { ShowMaxBatch(root) }) }
+
+// ShowMaxBatch is [MaxBatch] with the repository root given.
+func ShowMaxBatch(root string) {
+	recs, bad := ladder.RecordedMaxBatches(root)
+	for _, b := range bad {
+		printf("note: skipped a memory check: %s\n", b)
+	}
+	if len(recs) == 0 {
+		printf("recorded max-batch checks: none in %s yet (`trainopt memory` on a GPU writes them)\n",
+			filepath.Join(root, "assets", "profiles"))
+		return
+	}
+	for _, r := range recs {
+		printf("%s", r.Words())
+		displayHTML(r.HTMLTable())
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
@@ -265,8 +264,6 @@ func (s *Session) Download() string {
 	}
 	return cifar.Fetch(s.DataDir(), out)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // ---- the notebooks' results file ----
 

@@ -122,6 +122,19 @@ func (g RecordedGroup) Words() string {
 	return b.String()
 }
 
+// Words is a recorded max-batch check in one line: the memory model fitted to compiled statistics (and the
+// batches it was fitted at), the allocator's limit and the largest batch it predicts.
+func (r RecordedMaxBatch) Words() string {
+	c := r.Check
+	var fitted []string
+	for _, p := range c.Points {
+		fitted = append(fitted, fmt.Sprint(p.Batch))
+	}
+	return fmt.Sprintf("recorded max-batch check: %s — step %s, memory = %.0f MB + %.2f MB × batch (fitted at %s), "+
+		"allocator limit %.2f GB → predicted max batch %d\n", filepath.Base(r.Dir), r.Step, c.Model.FixedBytes/1e6,
+		c.Model.PerSampleBytes/1e6, strings.Join(fitted, " and "), float64(c.LimitBytes)/1e9, c.Predicted)
+}
+
 // Line is a recorded training run in one line.
 func (t TrainRun) Line() string {
 	r, c := t.Result, t.Conditions

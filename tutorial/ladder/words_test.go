@@ -1,0 +1,31 @@
+package ladder
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
+)
+
+// A recorded max-batch check says its fitted model and prediction in one line, and shows its trials in a table
+// captioned with the verdict and the backend (on one line).
+func TestRecordedMaxBatchWords(t *testing.T) {
+	r := RecordedMaxBatch{Dir: "assets/profiles/h200-2026-12-02-memory-step10", MaxBatchRecord: memory.MaxBatchRecord{
+		Backend: "backend: xla:cuda\n  on NVIDIA H200", Step: "10",
+		Check: memory.MaxBatchCheck{Points: []memory.Point{{Batch: 256}, {Batch: 512}},
+			Model:      memory.Model{FixedBytes: 203e6, PerSampleBytes: 27.01e6},
+			LimitBytes: 22_520_000_000, Predicted: 826,
+			Trials: []memory.BatchTrial{{Batch: 785, Fits: true}, {Batch: 867, Error: "Out of memory"}},
+			LargestFit: 785, SmallestFail: 867, ErrorBoundPct: 4.96}}}
+	want := "recorded max-batch check: h200-2026-12-02-memory-step10 — step 10, memory = 203 MB + 27.01 MB × batch " +
+		"(fitted at 256 and 512), allocator limit 22.52 GB → predicted max batch 826\n"
+	if got := r.Words(); got != want {
+		t.Errorf("Words =\n%q\nwant\n%q", got, want)
+	}
+	html := r.HTMLTable()
+	for _, want := range []string{"out of memory", "within 5.0%", "backend: xla:cuda on NVIDIA H200"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTMLTable lacks %q:\n%s", want, html)
+		}
+	}
+}
