@@ -1,6 +1,7 @@
 package nbutil
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -30,7 +31,7 @@ func setup() error {
 	printf("%s", s.Choice.Details()) // the backend line first (NewSession says it only on a GPU)
 	g := s.Choice.Plan.GPU
 	if g.Found {
-		printf("gpu: %s (%d device(s); evidence %s); driver: %s\n", orDash(g.Model), g.Count, g.Evidence, orDash(ladder.DriverVersion()))
+		printf("gpu: %s (%d device(s); evidence %s); driver: %s\n", cmp.Or(g.Model, "—"), g.Count, g.Evidence, cmp.Or(ladder.DriverVersion(), "—"))
 	} else {
 		printf("gpu: none found (%s)\n", g.Hint)
 	}
@@ -172,37 +173,24 @@ func smokeWords(c artifact.Conditions) string {
 // showLeft is what the profile of the last (most optimised) profiled step says is left.
 func showLeft(root string, files []ladder.RecordedFile) {
 	reps, _ := ladder.RecordedProfiles(root)
-	if len(reps) == 0 {
-		printf("what is left: no recorded GPU profile in assets/profiles yet; from the step-time split alone:\n")
-		f := (*ladder.File)(nil)
-		if len(files) > 0 {
-			f = files[0].File
-		} else if runs := LocalRuns(root); len(runs) > 0 {
-			f = runs[0]
-		}
-		if f == nil {
-			printf("  (no results at all yet)\n")
-			return
-		}
-		best, _ := f.BestAndBase()
-		if best != nil {
-			printRecommendations(*best, f.Conditions.Smoke)
-		}
+	if last := ladder.LastRungProfile(reps); last != nil {
+		printf("%s", last.LeftWords())
+		displayHTML(last.Report.HTML())
 		return
 	}
-	// The most optimised step that was profiled: the highest step number.
-	pick := reps[0]
-	for _, p := range reps {
-		if p.Step().Order() > pick.Step().Order() {
-			pick = p
-		}
+	printf("what is left: no recorded GPU profile in assets/profiles yet; from the step-time split alone:\n")
+	f := (*ladder.File)(nil)
+	if len(files) > 0 {
+		f = files[0].File
+	} else if runs := LocalRuns(root); len(runs) > 0 {
+		f = runs[0]
 	}
-	printf("what is left: profile of step %s (%s, %s)\n", orDash(pick.StepID), orDash(pick.Report.Conditions.GPU), pick.Report.Conditions.Date)
-	if len(pick.Report.Recommendations) == 0 {
-		printf("  profile says: no rule fires — the step is compute-bound on the GPU\n")
+	if f == nil {
+		printf("  (no results at all yet)\n")
+		return
 	}
-	for _, rec := range pick.Report.Recommendations {
-		printf("  profile says: %s — %s\n  advice: %s\n", rec.Rule, rec.Evidence, rec.Advice)
+	best, _ := f.BestAndBase()
+	if best != nil {
+		printRecommendations(*best, f.Conditions.Smoke)
 	}
-	displayHTML(pick.Report.HTML())
 }

@@ -2,7 +2,7 @@ package ladder
 
 // What the notebooks show of a results file beside the README's Markdown (results.go) and charts (charts.go):
 // the HTML table, the compile-time and memory charts, and what the profile's rules say about a step; and the
-// tables of what else the GPU machine recorded (training runs, max-batch checks).
+// tables of what else the GPU machine recorded (training runs, max-batch checks, two profiles compared).
 
 import (
 	"cmp"
@@ -178,6 +178,14 @@ func TrainRunsChart(runs []RecordedTrainRun) ([]byte, error) {
 func (r RecordedMaxBatch) HTMLTable() string {
 	backend := strings.Join(strings.Fields(r.Backend), " ") // on one line, for a caption
 	return plot.HTMLTable(memory.TrialHeaders, r.Check.TrialRows(), r.Check.Verdict()+" — "+backend)
+}
+
+// ProfileDiffTable is two recorded profiles side by side ([profile.Diff]) as an HTML table: what the rung of
+// after changed on the GPU since before's, per training step.
+func ProfileDiffTable(before, after *RecordedProfile) string {
+	return profile.DiffHTML("step "+before.Step().String(), "step "+after.Step().String(),
+		profile.Diff(before.Report, after.Report), "per training step; the split is the loop's median over the timed "+
+			"window, the kernel figures are from the capture (XLA's profiler), divided by the steps it held")
 }
 
 // RecordedTable lists what the GPU machine recorded: the ladder results files, the profiles and the training runs.

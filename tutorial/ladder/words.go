@@ -1,6 +1,7 @@
 package ladder
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,33 @@ func (r RecordedMaxBatch) Words() string {
 	return fmt.Sprintf("recorded max-batch check: %s — step %s, memory = %.0f MB + %.2f MB × batch (fitted at %s), "+
 		"allocator limit %.2f GB → predicted max batch %d\n", filepath.Base(r.Dir), r.Step, c.Model.FixedBytes/1e6,
 		c.Model.PerSampleBytes/1e6, strings.Join(fitted, " and "), float64(c.LimitBytes)/1e9, c.Predicted)
+}
+
+// Words is what a recorded profile says above its report: its folder, the GPU and date it was captured on, and
+// what the profile's rules found (their advice is in the report).
+func (p RecordedProfile) Words() string {
+	var b strings.Builder
+	c := p.Report.Conditions
+	fmt.Fprintf(&b, "recorded profile: %s (%s, %s)\n", filepath.Base(p.Dir), cmp.Or(c.GPU, "—"), c.Date)
+	for _, rec := range p.Report.Recommendations {
+		fmt.Fprintf(&b, "  profile says: %s — %s\n", rec.Rule, rec.Evidence)
+	}
+	return b.String()
+}
+
+// LeftWords is what the profile of the most optimised step ([LastRungProfile]) says is left: each rule that
+// fires with its advice, or that none does.
+func (p RecordedProfile) LeftWords() string {
+	var b strings.Builder
+	c := p.Report.Conditions
+	fmt.Fprintf(&b, "what is left: profile of step %s (%s, %s)\n", cmp.Or(p.StepID, "—"), cmp.Or(c.GPU, "—"), c.Date)
+	if len(p.Report.Recommendations) == 0 {
+		b.WriteString("  profile says: no rule fires — the step is compute-bound on the GPU\n")
+	}
+	for _, rec := range p.Report.Recommendations {
+		fmt.Fprintf(&b, "  profile says: %s — %s\n  advice: %s\n", rec.Rule, rec.Evidence, rec.Advice)
+	}
+	return b.String()
 }
 
 // Line is a recorded training run in one line.

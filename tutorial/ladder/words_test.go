@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
@@ -15,7 +17,7 @@ func TestRecordedMaxBatchWords(t *testing.T) {
 		Check: memory.MaxBatchCheck{Points: []memory.Point{{Batch: 256}, {Batch: 512}},
 			Model:      memory.Model{FixedBytes: 203e6, PerSampleBytes: 27.01e6},
 			LimitBytes: 22_520_000_000, Predicted: 826,
-			Trials: []memory.BatchTrial{{Batch: 785, Fits: true}, {Batch: 867, Error: "Out of memory"}},
+			Trials:     []memory.BatchTrial{{Batch: 785, Fits: true}, {Batch: 867, Error: "Out of memory"}},
 			LargestFit: 785, SmallestFail: 867, ErrorBoundPct: 4.96}}}
 	want := "recorded max-batch check: h200-2026-12-02-memory-step10 — step 10, memory = 203 MB + 27.01 MB × batch " +
 		"(fitted at 256 and 512), allocator limit 22.52 GB → predicted max batch 826\n"
@@ -27,5 +29,25 @@ func TestRecordedMaxBatchWords(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTMLTable lacks %q:\n%s", want, html)
 		}
+	}
+}
+
+// A recorded profile's words name its folder, GPU and date and what its rules found; what is left adds their
+// advice, or says that no rule fires.
+func TestRecordedProfileWords(t *testing.T) {
+	p := RecordedProfile{Dir: "assets/profiles/h200-2026-12-02-step14", StepID: "14", Report: &profile.Report{
+		Conditions:      artifact.Conditions{GPU: "NVIDIA H200", Date: "2026-12-02"},
+		Recommendations: []profile.Recommendation{{Rule: "input-bound", Evidence: "waiting 55%", Advice: "more workers"}}}}
+	if got, want := p.Words(), "recorded profile: h200-2026-12-02-step14 (NVIDIA H200, 2026-12-02)\n"+
+		"  profile says: input-bound — waiting 55%\n"; got != want {
+		t.Errorf("Words =\n%q\nwant\n%q", got, want)
+	}
+	if got, want := p.LeftWords(), "what is left: profile of step 14 (NVIDIA H200, 2026-12-02)\n"+
+		"  profile says: input-bound — waiting 55%\n  advice: more workers\n"; got != want {
+		t.Errorf("LeftWords =\n%q\nwant\n%q", got, want)
+	}
+	p.Report.Recommendations, p.Report.Conditions.GPU = nil, ""
+	if got := p.LeftWords(); !strings.Contains(got, "(—, 2026-12-02)") || !strings.Contains(got, "no rule fires") {
+		t.Errorf("LeftWords without rules or GPU = %q", got)
 	}
 }
