@@ -1,7 +1,6 @@
 package nbutil
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -104,9 +103,7 @@ func ShowSeedLadder(root string) {
 		printf("seed ladder: no recorded file holds steps 1–6 of both Go and PyTorch yet\n")
 		return
 	}
-	c := rf.File.Conditions
-	displayHTML(ladder.SeedTable(rf.File.Seed(), fmt.Sprintf("Go and PyTorch on one %s in one device call (%s, %s); "+
-		"original: the PyTorch tutorial's published table", c.GPU, filepath.Base(rf.Path), c.Date)))
+	displayHTML(rf.SeedLadderTable())
 }
 
 // RecordedTrainRuns shows the single-configuration training runs recorded under assets/gpu-runs (f32 / f16 / bf16

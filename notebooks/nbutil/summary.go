@@ -128,39 +128,20 @@ func ShowSummary(root string) {
 		printf("recorded H200 results: none in assets/results yet — `trainopt ladder` writes them on the GPU machine\n")
 		return
 	}
-	f, what := files[0].File, "the canonical H200 measurement"
-	if filepath.Base(files[0].Path) != ladder.CanonicalResults {
-		what = "the newest H200 measurement (the canonical " + ladder.CanonicalResults + " is missing)"
+	printf("%s", files[0].Headline())
+	f, highlight := files[0].File, ""
+	if best, _ := f.BestAndBase(); best != nil {
+		highlight = best.ID // the story table marks the fastest step
 	}
-	best, base := f.BestAndBase()
-	printf("%s: %s — %d configurations in one device call (%s)\n", what,
-		filepath.Base(files[0].Path), len(f.Results), f.Conditions.Caption())
-	if best != nil && base != nil {
-		printf("step 1 %.0f samples/s → step %s %.0f samples/s (%.1f×)\n", base.SamplesPerSec, best.ID, best.SamplesPerSec,
-			best.SamplesPerSec/base.SamplesPerSec)
-	}
-	displayHTML(f.StoryTable(ladder.Verdicts, idOf(best)))
+	displayHTML(f.StoryTable(ladder.Verdicts, highlight))
 	chart("recorded throughput", f, f.ThroughputChart)
-
-	for _, rf := range files {
-		if rows := rf.File.Compare(); len(rows) > 0 && rows[0].Torch != nil {
-			c := rf.File.Conditions
-			displayHTML(ladder.CompareTable(rows, fmt.Sprintf("Go's fastest step, PyTorch's strongest (step 11: CUDA graphs + "+
-				"fused SGD) and JAX/Flax, one %s, one device call (%s, %s)", c.GPU, filepath.Base(rf.Path), c.Date)))
-			svg, err := rf.File.TorchChart()
-			show("comparison", svg, err)
-			break
-		}
+	if rf := ladder.ComparedFile(files); rf != nil {
+		displayHTML(rf.ComparisonTable())
+		svg, err := rf.File.TorchChart()
+		show("comparison", svg, err)
 	}
 	ShowSeedLadder(root)
 	showLeft(root, files)
-}
-
-func idOf(r *ladder.Result) string {
-	if r == nil {
-		return ""
-	}
-	return r.ID
 }
 
 func smokeWords(c artifact.Conditions) string {
