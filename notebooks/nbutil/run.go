@@ -210,7 +210,7 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 	}
 	if s.Smoke && note != "" {
 		if prev := runs.Result(step.ID.String()); prev != nil && prev.Error == "" {
-			printf("%s (measured already at these sizes: not run twice)\n", smokeLine(*prev, set))
+			printf("%s (measured already at these sizes: not run twice)\n", prev.SmokeLine(set.Synthetic))
 			return prev, nil
 		}
 	}
@@ -233,7 +233,7 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 		if err := res.Trained(); err != nil {
 			printf("WARNING: %v\n", err)
 		}
-		printf("%s\n", smokeLine(res, set))
+		printf("%s\n", res.SmokeLine(set.Synthetic))
 		return &res, nil
 	}
 	printResult(res, cond)
@@ -242,16 +242,6 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 	showRuns(runs, step.ID.String())
 	printRecommendations(res, s.Smoke)
 	return &res, nil
-}
-
-// smokeLine is a smoke run in one line: "runs and trains on the pure-Go backend: step 2, loss 2.35 → 1.62".
-func smokeLine(r ladder.Result, set *cifar.Set) string {
-	data := ""
-	if set.Synthetic {
-		data = ", synthetic data"
-	}
-	return fmt.Sprintf("CPU smoke run (pure-Go backend, tiny sizes%s; not a speed measurement): step %s runs and trains, "+
-		"loss %.2f → %.2f", data, r.ID, r.LossFirst, r.LossLast)
 }
 
 func printResult(r ladder.Result, c artifact.Conditions) { printf("%s\n", r.Line(c)) }

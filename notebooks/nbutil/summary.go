@@ -81,7 +81,7 @@ func showCompileTimes(root string) {
 	for _, f := range LocalRuns(root) {
 		if f.Conditions.Smoke { // one line: the pure-Go backend compiles nothing like XLA does
 			printf("compile time, this machine: %d smoke runs on %s, first calls up to %.1f s (no chart: not the GPU's)\n",
-				len(f.Results), f.Conditions.GPU, maxFirstCall(f))
+				len(f.Results), f.Conditions.GPU, f.SlowestFirstCall())
 			continue
 		}
 		printf("%s", f.FirstCalls(fmt.Sprintf("compile time, this machine (%s):", f.Conditions.GPU), "%.2f"))
@@ -96,14 +96,6 @@ func showCompileTimes(root string) {
 	printf("%s", f.FirstCalls(fmt.Sprintf("compile time, recorded on %s (%s, %s):", f.Conditions.GPU,
 		f.Conditions.Date, filepath.Base(files[0].Path)), "%.1f"))
 	chart("recorded compile time", f, f.CompileChart)
-}
-
-func maxFirstCall(f *ladder.File) float64 {
-	m := 0.0
-	for _, r := range f.Results {
-		m = max(m, r.FirstCallS)
-	}
-	return m
 }
 
 // LocalRuns reads the notebooks' own results files (RunsDir), smoke first.

@@ -35,6 +35,16 @@ func (f *File) FirstCalls(title, format string) string {
 	return b.String()
 }
 
+// SlowestFirstCall is the longest first call of f's steps, in seconds (0 for none): what a smoke run's compile
+// times come to in one figure, where a chart of them would say nothing of the GPU's.
+func (f *File) SlowestFirstCall() float64 {
+	slowest := 0.0
+	for _, r := range f.Results {
+		slowest = max(slowest, r.FirstCallS)
+	}
+	return slowest
+}
+
 // SplitWords is the step-time split of r in percent and what its rules say ([Result.Recommendations]); smoke adds
 // that on the CPU the split does not decide.
 func (r Result) SplitWords(smoke bool) string {
@@ -178,6 +188,17 @@ func (r Result) TrainedWords(timed int) string {
 		return fmt.Sprintf("WARNING: %v (at %d timed steps a smoke run can be too short to show learning)", err, timed)
 	}
 	return fmt.Sprintf("trained: loss %.3f → %.3f over %d losses read", r.LossFirst, r.LossLast, len(r.Losses))
+}
+
+// SmokeLine is a smoke run in one line — that the step runs and trains, with its loss from first to last read —
+// said so that it is not taken for a speed measurement (synthetic: the run used the synthetic data).
+func (r Result) SmokeLine(synthetic bool) string {
+	data := ""
+	if synthetic {
+		data = ", synthetic data"
+	}
+	return fmt.Sprintf("CPU smoke run (pure-Go backend, tiny sizes%s; not a speed measurement): step %s runs and trains, "+
+		"loss %.2f → %.2f", data, r.ID, r.LossFirst, r.LossLast)
 }
 
 // Verdicts is what each rung's H200 profile, beside the previous rung's, says the rung did — the last column

@@ -51,3 +51,21 @@ func TestRecordedProfileWords(t *testing.T) {
 		t.Errorf("LeftWords without rules or GPU = %q", got)
 	}
 }
+
+// A smoke run says in one line that it runs and trains and is no speed measurement; its compile times come to
+// the slowest first call.
+func TestSmokeWords(t *testing.T) {
+	r := Result{ID: "4", LossFirst: 2.345, LossLast: 1.62}
+	want := "CPU smoke run (pure-Go backend, tiny sizes, synthetic data; not a speed measurement): step 4 runs and " +
+		"trains, loss 2.35 → 1.62"
+	if got := r.SmokeLine(true); got != want {
+		t.Errorf("SmokeLine(synthetic) =\n%q\nwant\n%q", got, want)
+	}
+	if got := r.SmokeLine(false); strings.Contains(got, "synthetic") {
+		t.Errorf("SmokeLine(real data) = %q", got)
+	}
+	f := &File{Results: []Result{{FirstCallS: 0.5}, {FirstCallS: 1.1}, {FirstCallS: 0.7}}}
+	if got := f.SlowestFirstCall(); got != 1.1 {
+		t.Errorf("SlowestFirstCall = %v, want 1.1", got)
+	}
+}
