@@ -105,12 +105,10 @@ func (s *Session) LoadData() (*cifar.Set, error) {
 		return nil, err
 	}
 	if !s.Smoke {
-		printf("data: %s\n", dataWords(set))
+		printf("data: %s\n", ladder.DataWords(set))
 	}
 	return set, nil
 }
-
-func dataWords(set *cifar.Set) string { return ladder.DataWords(set) }
 
 // Conditions are the results-file conditions of this session.
 func (s *Session) Conditions(set *cifar.Set) artifact.Conditions {

@@ -8,9 +8,7 @@ import (
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
-	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
 
 // Setup is 00-setup's cell: the backend and why, the GPU, the versions, the mode the other notebooks will run in,
@@ -49,12 +47,7 @@ func setup() error {
 	if set.Synthetic {
 		printf("WARNING: SYNTHETIC DATA — every result these notebooks produce says so in its caption\n")
 	}
-	counts := set.ClassCounts()
-	var rows [][]string
-	for i, n := range counts {
-		rows = append(rows, []string{cifar.ClassNames[i], fmt.Sprint(n)})
-	}
-	displayHTML(plot.HTMLTable([]string{"class", "training images"}, rows, dataWords(set)))
+	displayHTML(ladder.DataTable(set))
 
 	files, bad := ladder.RecordedResults(s.Root)
 	for _, b := range bad {

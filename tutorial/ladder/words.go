@@ -105,6 +105,16 @@ func DataWords(set *cifar.Set) string {
 	return fmt.Sprintf("real CIFAR-10 (%d training images; %s)", set.Len(), set.Source)
 }
 
+// DataTable is [DataWords] at length, for 00-setup: the training images per class as an HTML table, captioned
+// with what the set is.
+func DataTable(set *cifar.Set) string {
+	var rows [][]string
+	for i, n := range set.ClassCounts() {
+		rows = append(rows, []string{cifar.ClassNames[i], fmt.Sprint(n)})
+	}
+	return plot.HTMLTable([]string{"class", "training images"}, rows, DataWords(set))
+}
+
 // Words is what a recorded group says above its table: the file, the steps it supplies, where and how they were
 // measured, and one line per step (a failed step says why).
 func (g RecordedGroup) Words() string {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
+	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
@@ -67,5 +68,16 @@ func TestSmokeWords(t *testing.T) {
 	f := &File{Results: []Result{{FirstCallS: 0.5}, {FirstCallS: 1.1}, {FirstCallS: 0.7}}}
 	if got := f.SlowestFirstCall(); got != 1.1 {
 		t.Errorf("SlowestFirstCall = %v, want 1.1", got)
+	}
+}
+
+// 00-setup's data table has a row per class and says loudly when the set is the synthetic stand-in.
+func TestDataTable(t *testing.T) {
+	set, _ := cifar.Synthetic(100, 10, 1)
+	html := DataTable(set)
+	for _, want := range []string{">airplane<", ">truck<", "SYNTHETIC CIFAR-10-shaped data (100 images"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("DataTable lacks %q:\n%s", want, html)
+		}
 	}
 }
