@@ -155,8 +155,7 @@ func showLeft(root string, files []ladder.RecordedFile) {
 		printf("  (no results at all yet)\n")
 		return
 	}
-	best, _ := f.BestAndBase()
-	if best != nil {
-		printRecommendations(*best, f.Conditions.Smoke)
+	if best, _ := f.BestAndBase(); best != nil {
+		printf("%s", best.SplitWords(f.Conditions.Smoke))
 	}
 }
