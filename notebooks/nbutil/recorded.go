@@ -37,9 +37,9 @@ func ShowRecorded(root string, ids ...string) {
 	}
 }
 
-// Profile shows the GPU profiles recorded under assets/profiles for the given ladder steps (all for no ids): the
-// step-time split, XLA's kernel trace summary (GPU busy, SM efficiency, occupancy, tensor cores), the top kernels,
-// memory and the profiler's recommendations. It says plainly when there is none.
+// Profile shows the GPU profiles recorded under assets/profiles for the given ladder steps (all for no ids), the
+// newest of each step: the step-time split, XLA's kernel trace summary (GPU busy, SM efficiency, occupancy, tensor
+// cores), the top kernels, memory and the profiler's recommendations. It says plainly when there is none.
 func Profile(ids ...string) { withRoot(func(root string) { ShowProfiles(root, ids...) }) }
 
 // ShowProfiles is [Profile] with the repository root given.
