@@ -160,8 +160,17 @@ type SeedRow struct {
 // ComparedFile is the first recorded file (files as RecordedResults orders them, canonical first) that compares
 // Go's fastest step with PyTorch's strongest ([File.Compare]): the comparison a summary shows.
 func ComparedFile(files []RecordedFile) *RecordedFile {
+	return firstFile(files, func(f *File) bool {
+		rows := f.Compare()
+		return len(rows) > 0 && rows[0].Torch != nil
+	})
+}
+
+// firstFile is the first of files for which has is true (files as RecordedResults orders them: canonical first,
+// then newest first), nil for none.
+func firstFile(files []RecordedFile, has func(*File) bool) *RecordedFile {
 	for i := range files {
-		if rows := files[i].File.Compare(); len(rows) > 0 && rows[0].Torch != nil {
+		if has(files[i].File) {
 			return &files[i]
 		}
 	}
@@ -232,16 +241,9 @@ func SeedTable(rows []SeedRow, caption string) string {
 // SeedFile is the newest recorded file (files as RecordedResults orders them, canonical first) that holds all six
 // of the original tutorial's steps in both Go and PyTorch: the seed ladder compared within one device call.
 func SeedFile(files []RecordedFile) *RecordedFile {
-	for i := range files {
-		complete := true
-		for _, row := range files[i].File.Seed() {
-			complete = complete && row.Go != nil && row.Torch != nil
-		}
-		if complete {
-			return &files[i]
-		}
-	}
-	return nil
+	return firstFile(files, func(f *File) bool {
+		return !slices.ContainsFunc(f.Seed(), func(row SeedRow) bool { return row.Go == nil || row.Torch == nil })
+	})
 }
 
 // SeedLadderTable is the file's [File.Seed] beside the original tutorial's published figures ([SeedTable]),
