@@ -16,13 +16,14 @@
 package nbutil
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 // Module is the repository's module path; [Root] looks for the go.mod that declares it.
@@ -60,11 +61,11 @@ func fail(err error) {
 }
 
 // Root returns the repository root: $TRAINOPT_ROOT, else the first folder holding the module's go.mod found walking
-// up from $GONB_DIR (the notebook's folder) or the working directory.
+// up from $GONB_DIR (the notebook's folder) or the working directory ([artifact.ModuleRoot]).
 func Root() (string, error) {
 	if r := os.Getenv(EnvRoot); r != "" {
-		if isModuleRoot(r) {
-			return filepath.Abs(r)
+		if abs, err := filepath.Abs(r); err == nil && artifact.ModuleRoot(abs) == abs {
+			return abs, nil
 		}
 		return "", fmt.Errorf("%s=%q does not hold the go.mod of %s", EnvRoot, r, Module)
 	}
@@ -76,19 +77,10 @@ func Root() (string, error) {
 		starts = append(starts, wd)
 	}
 	for _, s := range starts {
-		d, err := filepath.Abs(s)
-		if err != nil {
-			continue
-		}
-		for {
-			if isModuleRoot(d) {
-				return d, nil
+		if d, err := filepath.Abs(s); err == nil {
+			if root := artifact.ModuleRoot(d); root != "" {
+				return root, nil
 			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
 		}
 	}
 	return "", fmt.Errorf("cannot find the repository (a go.mod declaring %s) above %q; set %s", Module,
@@ -103,22 +95,6 @@ func withRoot(cell func(root string)) {
 		return
 	}
 	cell(root)
-}
-
-func isModuleRoot(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "module"); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`) == Module
-		}
-	}
-	return false
 }
 
 // RunsDir is the folder of the notebooks' own results files.

@@ -1,12 +1,10 @@
 package nbutil
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
 )
 
 // Recorded shows the H200 (or other GPU) results recorded under assets/results for the given ladder steps (all
@@ -21,17 +19,13 @@ func ShowRecorded(root string, ids ...string) {
 	for _, b := range bad {
 		printf("note: skipped a results file: %s\n", b)
 	}
-	what := "all steps"
-	if len(ids) > 0 {
-		what = "steps " + strings.Join(ids, ", ")
-	}
 	groups := ladder.GroupRecorded(files, ids...)
 	switch {
 	case len(files) == 0:
 		printf("recorded H200 results: none in %s yet — `trainopt ladder` writes them there on the GPU machine\n",
 			filepath.Join(root, "assets", "results"))
 	case len(groups) == 0:
-		printf("recorded H200 results: none of %s in the %d recorded file(s) yet\n", what, len(files))
+		printf("recorded H200 results: none of %s in the %d recorded file(s) yet\n", stepsWords(ids), len(files))
 	}
 	for _, g := range groups {
 		printf("%s", g.Words())
@@ -43,38 +37,34 @@ func ShowRecorded(root string, ids ...string) {
 	}
 }
 
-// Profile shows the GPU profiles recorded under assets/profiles for the given ladder steps (all for no ids): the
-// step-time split, XLA's kernel trace summary (GPU busy, SM efficiency, occupancy, tensor cores), the top kernels,
-// memory and the profiler's recommendations. It says plainly when there is none.
+// Profile shows the GPU profiles recorded under assets/profiles for the given ladder steps (all for no ids), the
+// newest of each step: the step-time split, XLA's kernel trace summary (GPU busy, SM efficiency, occupancy, tensor
+// cores), the top kernels, memory and the profiler's recommendations. It says plainly when there is none.
 func Profile(ids ...string) { withRoot(func(root string) { ShowProfiles(root, ids...) }) }
 
 // ShowProfiles is [Profile] with the repository root given.
 func ShowProfiles(root string, ids ...string) {
-	what := "all steps"
-	if len(ids) > 0 {
-		what = "steps " + strings.Join(ids, ", ")
-	}
-	reps, badReps := ladder.RecordedProfiles(root)
-	for _, b := range badReps {
+	reps, bad := ladder.RecordedProfiles(root)
+	for _, b := range bad {
 		printf("note: skipped a profile: %s\n", b)
 	}
-	n, shown := 0, map[string]bool{}
-	for _, p := range reps {
-		if !p.Matches(ids...) || shown[p.StepID] { // the newest profile of each step
-			continue
-		}
-		shown[p.StepID] = true
-		n++
-		printf("recorded profile: %s (%s, %s)\n", filepath.Base(p.Dir), orDash(p.Report.Conditions.GPU), p.Report.Conditions.Date)
-		for _, rec := range p.Report.Recommendations {
-			printf("  profile says: %s — %s\n", rec.Rule, rec.Evidence)
-		}
-		displayHTML(p.Report.HTML())
-	}
-	if n == 0 {
-		printf("recorded profiles: none for %s in %s yet (`trainopt profile -step N` writes them)\n", what,
+	newest := ladder.NewestProfiles(reps, ids...)
+	if len(newest) == 0 {
+		printf("recorded profiles: none for %s in %s yet (`trainopt profile -step N` writes them)\n", stepsWords(ids),
 			filepath.Join(root, "assets", "profiles"))
 	}
+	for _, p := range newest {
+		printf("%s", p.Words())
+		displayHTML(p.Report.HTML())
+	}
+}
+
+// stepsWords names the steps a cell asked for: "steps 1, 2", or "all steps" for none.
+func stepsWords(ids []string) string {
+	if len(ids) == 0 {
+		return "all steps"
+	}
+	return "steps " + strings.Join(ids, ", ")
 }
 
 // ProfileDiff shows what a rung changed on the GPU: the newest recorded H200 profile of step before beside the
@@ -95,9 +85,7 @@ func ShowProfileDiff(root, before, after string) {
 		return
 	}
 	printf("H200 profiles: step %s (%s) → step %s (%s)\n", b.Step(), filepath.Base(b.Dir), a.Step(), filepath.Base(a.Dir))
-	displayHTML(profile.DiffHTML("step "+b.Step().String(), "step "+a.Step().String(), profile.Diff(b.Report, a.Report),
-		"per training step; the split is the loop's median over the timed window, the kernel figures are from the "+
-			"capture (XLA's profiler), divided by the steps it held"))
+	displayHTML(ladder.ProfileDiffTable(b, a))
 	for _, rec := range a.Report.Recommendations {
 		printf("  step %s's profile says: %s — %s\n", a.Step(), rec.Rule, rec.Evidence)
 	}
@@ -115,16 +103,7 @@ func ShowSeedLadder(root string) {
 		printf("seed ladder: no recorded file holds steps 1–6 of both Go and PyTorch yet\n")
 		return
 	}
-	c := rf.File.Conditions
-	displayHTML(ladder.SeedTable(rf.File.Seed(), fmt.Sprintf("Go and PyTorch on one %s in one device call (%s, %s); "+
-		"original: the PyTorch tutorial's published table", c.GPU, filepath.Base(rf.Path), c.Date)))
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
+	displayHTML(rf.SeedLadderTable())
 }
 
 // RecordedTrainRuns shows the single-configuration training runs recorded under assets/gpu-runs (f32 / f16 / bf16
@@ -145,4 +124,25 @@ func ShowRecordedTrain(root string) {
 	displayHTML(ladder.TrainRunsTable(runs))
 	svg, err := ladder.TrainRunsChart(runs)
 	show("recorded training runs", svg, err)
+}
+
+// MaxBatch shows the recorded checks of the largest-batch prediction: the memory model fitted to compiled
+// statistics, the predicted maximum, and the batches run just below and above it.
+func MaxBatch() { withRoot(func(root string) { ShowMaxBatch(root) }) }
+
+// ShowMaxBatch is [MaxBatch] with the repository root given.
+func ShowMaxBatch(root string) {
+	recs, bad := ladder.RecordedMaxBatches(root)
+	for _, b := range bad {
+		printf("note: skipped a memory check: %s\n", b)
+	}
+	if len(recs) == 0 {
+		printf("recorded max-batch checks: none in %s yet (`trainopt memory` on a GPU writes them)\n",
+			filepath.Join(root, "assets", "profiles"))
+		return
+	}
+	for _, r := range recs {
+		printf("%s", r.Words())
+		displayHTML(r.HTMLTable())
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
@@ -90,11 +89,6 @@ func (s *Session) Mode() string {
 		s.Choice.Device, s.Options.Warmup, s.Options.Steps)
 }
 
-// ResolveID maps a notebook's step ID to one of this session's ladder steps ([ladder.Resolve]).
-func (s *Session) ResolveID(id string) (ladder.Config, string, error) {
-	return ladder.Resolve(s.Steps, id, s.Smoke)
-}
-
 // DataDir is where the repository keeps CIFAR-10 (the `trainopt data` default).
 func (s *Session) DataDir() string { return filepath.Join(s.Root, "data") }
 
@@ -106,16 +100,9 @@ func (s *Session) LoadData() (*cifar.Set, error) {
 		return nil, err
 	}
 	if !s.Smoke {
-		printf("data: %s\n", dataWords(set))
+		printf("data: %s\n", ladder.DataWords(set))
 	}
 	return set, nil
-}
-
-func dataWords(set *cifar.Set) string { return ladder.DataWords(set) }
-
-// Conditions are the results-file conditions of this session.
-func (s *Session) Conditions(set *cifar.Set) artifact.Conditions {
-	return ladder.NewConditions(s.Choice, set, s.Steps[0], s.Options, s.Smoke)
 }
 
 // Step is one measured run, a whole cell's work: it runs ladder step id (at smoke sizes without a GPU), adds the
@@ -157,11 +144,7 @@ func RunConfig(cfg ladder.Config) (*ladder.Result, error) {
 		return nil, err
 	}
 	if id, ok := ladder.Identify(cfg); ok {
-		step, note, err := s.ResolveID(id.String())
-		if err != nil {
-			return nil, err
-		}
-		return s.measure(step, note)
+		return s.measureID(id.String())
 	}
 	cfg.ID, cfg.Name, cfg.Why = ladder.StepID{Rung: "custom"}, "your configuration", "changed in the cell"
 	if s.Smoke {
@@ -179,7 +162,13 @@ func RunStep(id string) (*ladder.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	step, note, err := s.ResolveID(id)
+	return s.measureID(id)
+}
+
+// measureID measures the session's ladder step that id names ([ladder.Resolve]: at the session's sizes, with a
+// "+formulation" applied on top).
+func (s *Session) measureID(id string) (*ladder.Result, error) {
+	step, note, err := ladder.Resolve(s.Steps, id, s.Smoke)
 	if err != nil {
 		return nil, err
 	}
@@ -204,14 +193,14 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 	if err != nil {
 		return nil, err
 	}
-	cond := s.Conditions(set)
+	cond := ladder.NewConditions(s.Choice, set, s.Steps[0], s.Options, s.Smoke)
 	runs, path, err := s.readRuns(cond)
 	if err != nil {
 		return nil, err
 	}
 	if s.Smoke && note != "" {
 		if prev := runs.Result(step.ID.String()); prev != nil && prev.Error == "" {
-			printf("%s (measured already at these sizes: not run twice)\n", smokeLine(*prev, set))
+			printf("%s (measured already at these sizes: not run twice)\n", prev.SmokeLine(set.Synthetic))
 			return prev, nil
 		}
 	}
@@ -234,28 +223,16 @@ func (s *Session) measure(step ladder.Config, note string) (*ladder.Result, erro
 		if err := res.Trained(); err != nil {
 			printf("WARNING: %v\n", err)
 		}
-		printf("%s\n", smokeLine(res, set))
+		printf("%s\n", res.SmokeLine(set.Synthetic))
 		return &res, nil
 	}
-	printResult(res, cond)
+	printf("%s\n", res.Line(cond))
 	printf("%s\n", res.TrainedWords(opt.Steps))
 	printf("results so far: %s\n", path)
 	showRuns(runs, step.ID.String())
-	printRecommendations(res, s.Smoke)
+	printf("%s", res.SplitWords(s.Smoke))
 	return &res, nil
 }
-
-// smokeLine is a smoke run in one line: "runs and trains on the pure-Go backend: step 2, loss 2.35 → 1.62".
-func smokeLine(r ladder.Result, set *cifar.Set) string {
-	data := ""
-	if set.Synthetic {
-		data = ", synthetic data"
-	}
-	return fmt.Sprintf("CPU smoke run (pure-Go backend, tiny sizes%s; not a speed measurement): step %s runs and trains, "+
-		"loss %.2f → %.2f", data, r.ID, r.LossFirst, r.LossLast)
-}
-
-func printResult(r ladder.Result, c artifact.Conditions) { printf("%s\n", r.Line(c)) }
 
 // Download fetches CIFAR-10 into <root>/data ([cifar.Fetch]) unless TRAINOPT_NO_DOWNLOAD is set; it returns what
 // happened in words (never an error: the synthetic set is the fallback).
@@ -265,8 +242,6 @@ func (s *Session) Download() string {
 	}
 	return cifar.Fetch(s.DataDir(), out)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // ---- the notebooks' results file ----
 

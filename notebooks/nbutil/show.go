@@ -35,14 +35,10 @@ func showRuns(f *ladder.File, highlight string) {
 // chart displays the chart make draws from f, or says in one line why there is none (no successful step, or no
 // memory statistics).
 func chart(what string, f *ladder.File, make func() ([]byte, error)) {
-	for _, r := range f.Results {
-		if r.Error == "" {
-			svg, err := make()
-			show(what, svg, err)
-			return
-		}
+	if best, _ := f.BestAndBase(); best == nil { // no step without an error
+		printf("(no %s chart: no successful step)\n", what)
+		return
 	}
-	printf("(no %s chart: no successful step)\n", what)
+	svg, err := make()
+	show(what, svg, err)
 }
-
-func printRecommendations(r ladder.Result, smoke bool) { printf("%s", r.SplitWords(smoke)) }

@@ -1,15 +1,14 @@
 package nbutil
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"runtime"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
-	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
-	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
 
 // Setup is 00-setup's cell: the backend and why, the GPU, the versions, the mode the other notebooks will run in,
@@ -30,7 +29,7 @@ func setup() error {
 	printf("%s", s.Choice.Details()) // the backend line first (NewSession says it only on a GPU)
 	g := s.Choice.Plan.GPU
 	if g.Found {
-		printf("gpu: %s (%d device(s); evidence %s); driver: %s\n", orDash(g.Model), g.Count, g.Evidence, orDash(ladder.DriverVersion()))
+		printf("gpu: %s (%d device(s); evidence %s); driver: %s\n", cmp.Or(g.Model, "—"), g.Count, g.Evidence, cmp.Or(ladder.DriverVersion(), "—"))
 	} else {
 		printf("gpu: none found (%s)\n", g.Hint)
 	}
@@ -48,12 +47,7 @@ func setup() error {
 	if set.Synthetic {
 		printf("WARNING: SYNTHETIC DATA — every result these notebooks produce says so in its caption\n")
 	}
-	counts := set.ClassCounts()
-	var rows [][]string
-	for i, n := range counts {
-		rows = append(rows, []string{cifar.ClassNames[i], fmt.Sprint(n)})
-	}
-	displayHTML(plot.HTMLTable([]string{"class", "training images"}, rows, dataWords(set)))
+	displayHTML(ladder.DataTable(set))
 
 	files, bad := ladder.RecordedResults(s.Root)
 	for _, b := range bad {
@@ -80,7 +74,7 @@ func showCompileTimes(root string) {
 	for _, f := range LocalRuns(root) {
 		if f.Conditions.Smoke { // one line: the pure-Go backend compiles nothing like XLA does
 			printf("compile time, this machine: %d smoke runs on %s, first calls up to %.1f s (no chart: not the GPU's)\n",
-				len(f.Results), f.Conditions.GPU, maxFirstCall(f))
+				len(f.Results), f.Conditions.GPU, f.SlowestFirstCall())
 			continue
 		}
 		printf("%s", f.FirstCalls(fmt.Sprintf("compile time, this machine (%s):", f.Conditions.GPU), "%.2f"))
@@ -95,14 +89,6 @@ func showCompileTimes(root string) {
 	printf("%s", f.FirstCalls(fmt.Sprintf("compile time, recorded on %s (%s, %s):", f.Conditions.GPU,
 		f.Conditions.Date, filepath.Base(files[0].Path)), "%.1f"))
 	chart("recorded compile time", f, f.CompileChart)
-}
-
-func maxFirstCall(f *ladder.File) float64 {
-	m := 0.0
-	for _, r := range f.Results {
-		m = max(m, r.FirstCallS)
-	}
-	return m
 }
 
 // LocalRuns reads the notebooks' own results files (RunsDir), smoke first.
@@ -127,39 +113,20 @@ func ShowSummary(root string) {
 		printf("recorded H200 results: none in assets/results yet — `trainopt ladder` writes them on the GPU machine\n")
 		return
 	}
-	f, what := files[0].File, "the canonical H200 measurement"
-	if filepath.Base(files[0].Path) != ladder.CanonicalResults {
-		what = "the newest H200 measurement (the canonical " + ladder.CanonicalResults + " is missing)"
+	printf("%s", files[0].Headline())
+	f, highlight := files[0].File, ""
+	if best, _ := f.BestAndBase(); best != nil {
+		highlight = best.ID // the story table marks the fastest step
 	}
-	best, base := f.BestAndBase()
-	printf("%s: %s — %d configurations in one device call (%s)\n", what,
-		filepath.Base(files[0].Path), len(f.Results), f.Conditions.Caption())
-	if best != nil && base != nil {
-		printf("step 1 %.0f samples/s → step %s %.0f samples/s (%.1f×)\n", base.SamplesPerSec, best.ID, best.SamplesPerSec,
-			best.SamplesPerSec/base.SamplesPerSec)
-	}
-	displayHTML(f.StoryTable(ladder.Verdicts, idOf(best)))
+	displayHTML(f.StoryTable(ladder.Verdicts, highlight))
 	chart("recorded throughput", f, f.ThroughputChart)
-
-	for _, rf := range files {
-		if rows := rf.File.Compare(); len(rows) > 0 && rows[0].Torch != nil {
-			c := rf.File.Conditions
-			displayHTML(ladder.CompareTable(rows, fmt.Sprintf("Go's fastest step, PyTorch's strongest (step 11: CUDA graphs + "+
-				"fused SGD) and JAX/Flax, one %s, one device call (%s, %s)", c.GPU, filepath.Base(rf.Path), c.Date)))
-			svg, err := rf.File.TorchChart()
-			show("comparison", svg, err)
-			break
-		}
+	if rf := ladder.ComparedFile(files); rf != nil {
+		displayHTML(rf.ComparisonTable())
+		svg, err := rf.File.TorchChart()
+		show("comparison", svg, err)
 	}
 	ShowSeedLadder(root)
 	showLeft(root, files)
-}
-
-func idOf(r *ladder.Result) string {
-	if r == nil {
-		return ""
-	}
-	return r.ID
 }
 
 func smokeWords(c artifact.Conditions) string {
@@ -172,37 +139,23 @@ func smokeWords(c artifact.Conditions) string {
 // showLeft is what the profile of the last (most optimised) profiled step says is left.
 func showLeft(root string, files []ladder.RecordedFile) {
 	reps, _ := ladder.RecordedProfiles(root)
-	if len(reps) == 0 {
-		printf("what is left: no recorded GPU profile in assets/profiles yet; from the step-time split alone:\n")
-		f := (*ladder.File)(nil)
-		if len(files) > 0 {
-			f = files[0].File
-		} else if runs := LocalRuns(root); len(runs) > 0 {
-			f = runs[0]
-		}
-		if f == nil {
-			printf("  (no results at all yet)\n")
-			return
-		}
-		best, _ := f.BestAndBase()
-		if best != nil {
-			printRecommendations(*best, f.Conditions.Smoke)
-		}
+	if last := ladder.LastRungProfile(reps); last != nil {
+		printf("%s", last.LeftWords())
+		displayHTML(last.Report.HTML())
 		return
 	}
-	// The most optimised step that was profiled: the highest step number.
-	pick := reps[0]
-	for _, p := range reps {
-		if p.Step().Order() > pick.Step().Order() {
-			pick = p
-		}
+	printf("what is left: no recorded GPU profile in assets/profiles yet; from the step-time split alone:\n")
+	f := (*ladder.File)(nil)
+	if len(files) > 0 {
+		f = files[0].File
+	} else if runs := LocalRuns(root); len(runs) > 0 {
+		f = runs[0]
 	}
-	printf("what is left: profile of step %s (%s, %s)\n", orDash(pick.StepID), orDash(pick.Report.Conditions.GPU), pick.Report.Conditions.Date)
-	if len(pick.Report.Recommendations) == 0 {
-		printf("  profile says: no rule fires — the step is compute-bound on the GPU\n")
+	if f == nil {
+		printf("  (no results at all yet)\n")
+		return
 	}
-	for _, rec := range pick.Report.Recommendations {
-		printf("  profile says: %s — %s\n  advice: %s\n", rec.Rule, rec.Evidence, rec.Advice)
+	if best, _ := f.BestAndBase(); best != nil {
+		printf("%s", best.SplitWords(f.Conditions.Smoke))
 	}
-	displayHTML(pick.Report.HTML())
 }

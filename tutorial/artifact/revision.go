@@ -75,7 +75,7 @@ var thisPackage = reflect.TypeFor[Conditions]().PkgPath()
 // [Revision]), or "unknown".
 func revisionFrom(dirs ...string) string {
 	for _, d := range dirs {
-		if root := moduleRoot(d); root != "" {
+		if root := ModuleRoot(d); root != "" {
 			if rev, ok := gitRevision(root); ok {
 				return rev
 			}
@@ -85,8 +85,9 @@ func revisionFrom(dirs ...string) string {
 	return "unknown"
 }
 
-// moduleRoot is the nearest folder at or above dir whose go.mod declares this package's module, or "".
-func moduleRoot(dir string) string {
+// ModuleRoot is the nearest folder at or above dir whose go.mod declares this package's module, or "": the
+// repository's root, for the revision here and for the notebooks, which look for it from their own folder.
+func ModuleRoot(dir string) string {
 	for d := filepath.Clean(dir); ; {
 		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
 			if m := modulePath(data); m != "" && (thisPackage == m || strings.HasPrefix(thisPackage, m+"/")) {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 )
@@ -155,6 +157,34 @@ type SeedRow struct {
 	GoX, TorchX, OriginalX float64 // × step 1 of the same column
 }
 
+// ComparedFile is the first recorded file (files as RecordedResults orders them, canonical first) that compares
+// Go's fastest step with PyTorch's strongest ([File.Compare]): the comparison a summary shows.
+func ComparedFile(files []RecordedFile) *RecordedFile {
+	return firstFile(files, func(f *File) bool {
+		rows := f.Compare()
+		return len(rows) > 0 && rows[0].Torch != nil
+	})
+}
+
+// firstFile is the first of files for which has is true (files as RecordedResults orders them: canonical first,
+// then newest first), nil for none.
+func firstFile(files []RecordedFile, has func(*File) bool) *RecordedFile {
+	for i := range files {
+		if has(files[i].File) {
+			return &files[i]
+		}
+	}
+	return nil
+}
+
+// ComparisonTable is the file's [File.Compare] as an HTML table ([CompareTable]), captioned with the device call
+// it comes from.
+func (rf RecordedFile) ComparisonTable() string {
+	c := rf.File.Conditions
+	return CompareTable(rf.File.Compare(), fmt.Sprintf("Go's fastest step, PyTorch's strongest (step 11: CUDA graphs + "+
+		"fused SGD) and JAX/Flax, one %s, one device call (%s, %s)", c.GPU, filepath.Base(rf.Path), c.Date))
+}
+
 // Seed is the original tutorial's six steps in both frameworks from f (Go rungs 1–6, PyTorch steps 1–6).
 func (f *File) Seed() []SeedRow {
 	var rows []SeedRow
@@ -211,16 +241,35 @@ func SeedTable(rows []SeedRow, caption string) string {
 // SeedFile is the newest recorded file (files as RecordedResults orders them, canonical first) that holds all six
 // of the original tutorial's steps in both Go and PyTorch: the seed ladder compared within one device call.
 func SeedFile(files []RecordedFile) *RecordedFile {
-	for i := range files {
-		complete := true
-		for _, row := range files[i].File.Seed() {
-			complete = complete && row.Go != nil && row.Torch != nil
-		}
-		if complete {
-			return &files[i]
-		}
+	return firstFile(files, func(f *File) bool {
+		return !slices.ContainsFunc(f.Seed(), func(row SeedRow) bool { return row.Go == nil || row.Torch == nil })
+	})
+}
+
+// SeedLadderTable is the file's [File.Seed] beside the original tutorial's published figures ([SeedTable]),
+// captioned with the device call it comes from.
+func (rf RecordedFile) SeedLadderTable() string {
+	c := rf.File.Conditions
+	return SeedTable(rf.File.Seed(), fmt.Sprintf("Go and PyTorch on one %s in one device call (%s, %s); "+
+		"original: the PyTorch tutorial's published table", c.GPU, filepath.Base(rf.Path), c.Date))
+}
+
+// Headline is what a summary says of a recorded file above its [File.StoryTable]: which measurement it is (the
+// canonical one, or the newest where that is missing), how many configurations in what conditions, and step 1
+// against the fastest step.
+func (rf RecordedFile) Headline() string {
+	f, what := rf.File, "the canonical H200 measurement"
+	if filepath.Base(rf.Path) != CanonicalResults {
+		what = "the newest H200 measurement (the canonical " + CanonicalResults + " is missing)"
 	}
-	return nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s — %d configurations in one device call (%s)\n", what, filepath.Base(rf.Path),
+		len(f.Results), f.Conditions.Caption())
+	if best, base := f.BestAndBase(); best != nil && base != nil {
+		fmt.Fprintf(&b, "step 1 %.0f samples/s → step %s %.0f samples/s (%.1f×)\n", base.SamplesPerSec, best.ID,
+			best.SamplesPerSec, best.SamplesPerSec/base.SamplesPerSec)
+	}
+	return b.String()
 }
 
 // StoryTable is the ladder in one HTML table for a summary: each step's samples/s, × step 1, × the rung before it

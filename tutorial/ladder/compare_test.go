@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 )
 
 // The lines torch_ladder.py and jax_mobilenet.py wrote on the H200 (run27): a header, step 1, step 11 at 128
@@ -60,6 +62,36 @@ func TestCompareAndSeed(t *testing.T) {
 	}
 	if html := SeedTable(seed, "s"); !strings.Contains(html, "7.50×") || !strings.Contains(html, "3.26×") {
 		t.Errorf("SeedTable lacks Go's 7.50× and PyTorch's 3.26×:\n%s", html)
+	}
+}
+
+// The summary's recorded file: its headline names the canonical file (or says it is missing) and step 1 against
+// the fastest step; the comparison comes from the first file that has PyTorch's strongest step, captioned with it.
+func TestRecordedFileSummary(t *testing.T) {
+	c := artifact.Conditions{GPU: "NVIDIA H200", Date: "2026-12-04"}
+	goOnly := RecordedFile{Path: "assets/results/" + CanonicalResults, File: &File{Conditions: c,
+		Results: []Result{{ID: "1", Batch: 32, SamplesPerSec: 1000}, {ID: "12@128", Batch: 128, SamplesPerSec: 10400}}}}
+	compared := RecordedFile{Path: "assets/results/h200-2026-12-03-run20.json", File: &File{Conditions: c,
+		Results:   []Result{{ID: "12@128", Batch: 128, SamplesPerSec: 10400}},
+		Reference: []Reference{{Framework: PyTorch, Step: "11", Batch: 128, SamplesPerSec: 9900}}}}
+	h := goOnly.Headline()
+	if !strings.HasPrefix(h, "the canonical H200 measurement: "+CanonicalResults+" — 2 configurations") ||
+		!strings.Contains(h, "step 1 1000 samples/s → step 12@128 10400 samples/s (10.4×)") {
+		t.Errorf("Headline of the canonical file = %q", h)
+	}
+	if h := compared.Headline(); !strings.Contains(h, "the canonical "+CanonicalResults+" is missing") ||
+		strings.Contains(h, "step 1 ") {
+		t.Errorf("Headline of a newer file without step 1 = %q", h)
+	}
+	rf := ComparedFile([]RecordedFile{goOnly, compared})
+	if rf == nil || rf.Path != compared.Path {
+		t.Fatalf("ComparedFile = %+v, want %s", rf, compared.Path)
+	}
+	if html := rf.ComparisonTable(); !strings.Contains(html, "1.05×") || !strings.Contains(html, "(h200-2026-12-03-run20.json, 2026-12-04)") {
+		t.Errorf("ComparisonTable lacks Go ÷ PyTorch or its caption:\n%s", html)
+	}
+	if html := goOnly.SeedLadderTable(); !strings.Contains(html, "Go and PyTorch on one NVIDIA H200") {
+		t.Errorf("SeedLadderTable's caption:\n%s", html)
 	}
 }
 

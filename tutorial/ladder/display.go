@@ -1,7 +1,8 @@
 package ladder
 
 // What the notebooks show of a results file beside the README's Markdown (results.go) and charts (charts.go):
-// the HTML table, the compile-time and memory charts, and what the profile's rules say about a step.
+// the HTML table, the compile-time and memory charts, and what the profile's rules say about a step; and the
+// tables of what else the GPU machine recorded (training runs, max-batch checks, two profiles compared).
 
 import (
 	"cmp"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/plot"
 	"github.com/gomlx-tutorials/trainopt/tutorial/profile"
+	"github.com/gomlx-tutorials/trainopt/tutorial/profile/memory"
 )
 
 // HTMLTable is the HTML table (for a notebook) of a results file's steps, with the conditions as its caption.
@@ -169,6 +171,21 @@ func TrainRunsChart(runs []RecordedTrainRun) ([]byte, error) {
 		bars = append(bars, bar)
 	}
 	return plot.Bars("Recorded training runs: one configuration each", "samples/s", trainCaption(runs), bars)
+}
+
+// HTMLTable is a recorded max-batch check's trials (the batches run just below and above the prediction) as an
+// HTML table, captioned with its verdict and the backend it ran on.
+func (r RecordedMaxBatch) HTMLTable() string {
+	backend := strings.Join(strings.Fields(r.Backend), " ") // on one line, for a caption
+	return plot.HTMLTable(memory.TrialHeaders, r.Check.TrialRows(), r.Check.Verdict()+" — "+backend)
+}
+
+// ProfileDiffTable is two recorded profiles side by side ([profile.Diff]) as an HTML table: what the rung of
+// after changed on the GPU since before's, per training step.
+func ProfileDiffTable(before, after *RecordedProfile) string {
+	return profile.DiffHTML("step "+before.Step().String(), "step "+after.Step().String(),
+		profile.Diff(before.Report, after.Report), "per training step; the split is the loop's median over the timed "+
+			"window, the kernel figures are from the capture (XLA's profiler), divided by the steps it held")
 }
 
 // RecordedTable lists what the GPU machine recorded: the ladder results files, the profiles and the training runs.

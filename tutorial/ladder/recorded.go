@@ -276,3 +276,29 @@ func NewestProfile(reps []RecordedProfile, id string) *RecordedProfile {
 	}
 	return nil
 }
+
+// NewestProfiles is the newest recorded profile of each step that ids name ([RecordedProfile.Matches]; every step
+// for no ids), newest first (reps as RecordedProfiles orders them): a step profiled again is shown once.
+func NewestProfiles(reps []RecordedProfile, ids ...string) []RecordedProfile {
+	var newest []RecordedProfile
+	seen := map[string]bool{}
+	for _, p := range reps {
+		if p.Matches(ids...) && !seen[p.StepID] {
+			seen[p.StepID] = true
+			newest = append(newest, p)
+		}
+	}
+	return newest
+}
+
+// LastRungProfile is the profile of the most optimised step that was profiled — the highest in the ladder's
+// order ([StepID.Order]), the newest of it where reps hold several — or nil for no profiles.
+func LastRungProfile(reps []RecordedProfile) *RecordedProfile {
+	var last *RecordedProfile
+	for i := range reps {
+		if last == nil || reps[i].Step().Order() > last.Step().Order() {
+			last = &reps[i]
+		}
+	}
+	return last
+}

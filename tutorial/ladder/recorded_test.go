@@ -71,3 +71,29 @@ func TestNaturalCompare(t *testing.T) {
 		}
 	}
 }
+
+// NewestProfiles keeps the first (newest) profile of each step that the ids name; LastRungProfile picks the
+// highest rung profiled, the newest of it.
+func TestNewestAndLastRungProfiles(t *testing.T) {
+	reps := []RecordedProfile{{Dir: "new-5", StepID: "5"}, {Dir: "new-10", StepID: "10-512"}, {Dir: "old-5", StepID: "5"},
+		{Dir: "old-10", StepID: "10-512"}, {Dir: "old-1", StepID: "1"}}
+	dirs := func(ps []RecordedProfile) string {
+		var d []string
+		for _, p := range ps {
+			d = append(d, p.Dir)
+		}
+		return strings.Join(d, " ")
+	}
+	if got := dirs(NewestProfiles(reps)); got != "new-5 new-10 old-1" {
+		t.Errorf("NewestProfiles() = %s", got)
+	}
+	if got := dirs(NewestProfiles(reps, "5", "1")); got != "new-5 old-1" {
+		t.Errorf("NewestProfiles(5, 1) = %s", got)
+	}
+	if got := LastRungProfile(reps); got == nil || got.Dir != "new-10" {
+		t.Errorf("LastRungProfile = %+v, want new-10", got)
+	}
+	if LastRungProfile(nil) != nil {
+		t.Error("LastRungProfile(nil) is not nil")
+	}
+}

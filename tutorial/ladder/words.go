@@ -1,6 +1,7 @@
 package ladder
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,16 @@ func (f *File) FirstCalls(title, format string) string {
 		fmt.Fprintf(&b, "  step %s: first call "+format+" s%s\n", r.ID, r.FirstCallS, how)
 	}
 	return b.String()
+}
+
+// SlowestFirstCall is the longest first call of f's steps, in seconds (0 for none): what a smoke run's compile
+// times come to in one figure, where a chart of them would say nothing of the GPU's.
+func (f *File) SlowestFirstCall() float64 {
+	slowest := 0.0
+	for _, r := range f.Results {
+		slowest = max(slowest, r.FirstCallS)
+	}
+	return slowest
 }
 
 // SplitWords is the step-time split of r in percent and what its rules say ([Result.Recommendations]); smoke adds
@@ -94,6 +105,16 @@ func DataWords(set *cifar.Set) string {
 	return fmt.Sprintf("real CIFAR-10 (%d training images; %s)", set.Len(), set.Source)
 }
 
+// DataTable is [DataWords] at length, for 00-setup: the training images per class as an HTML table, captioned
+// with what the set is.
+func DataTable(set *cifar.Set) string {
+	var rows [][]string
+	for i, n := range set.ClassCounts() {
+		rows = append(rows, []string{cifar.ClassNames[i], fmt.Sprint(n)})
+	}
+	return plot.HTMLTable([]string{"class", "training images"}, rows, DataWords(set))
+}
+
 // Words is what a recorded group says above its table: the file, the steps it supplies, where and how they were
 // measured, and one line per step (a failed step says why).
 func (g RecordedGroup) Words() string {
@@ -122,6 +143,46 @@ func (g RecordedGroup) Words() string {
 	return b.String()
 }
 
+// Words is a recorded max-batch check in one line: the memory model fitted to compiled statistics (and the
+// batches it was fitted at), the allocator's limit and the largest batch it predicts.
+func (r RecordedMaxBatch) Words() string {
+	c := r.Check
+	var fitted []string
+	for _, p := range c.Points {
+		fitted = append(fitted, fmt.Sprint(p.Batch))
+	}
+	return fmt.Sprintf("recorded max-batch check: %s — step %s, memory = %.0f MB + %.2f MB × batch (fitted at %s), "+
+		"allocator limit %.2f GB → predicted max batch %d\n", filepath.Base(r.Dir), r.Step, c.Model.FixedBytes/1e6,
+		c.Model.PerSampleBytes/1e6, strings.Join(fitted, " and "), float64(c.LimitBytes)/1e9, c.Predicted)
+}
+
+// Words is what a recorded profile says above its report: its folder, the GPU and date it was captured on, and
+// what the profile's rules found (their advice is in the report).
+func (p RecordedProfile) Words() string {
+	var b strings.Builder
+	c := p.Report.Conditions
+	fmt.Fprintf(&b, "recorded profile: %s (%s, %s)\n", filepath.Base(p.Dir), cmp.Or(c.GPU, "—"), c.Date)
+	for _, rec := range p.Report.Recommendations {
+		fmt.Fprintf(&b, "  profile says: %s — %s\n", rec.Rule, rec.Evidence)
+	}
+	return b.String()
+}
+
+// LeftWords is what the profile of the most optimised step ([LastRungProfile]) says is left: each rule that
+// fires with its advice, or that none does.
+func (p RecordedProfile) LeftWords() string {
+	var b strings.Builder
+	c := p.Report.Conditions
+	fmt.Fprintf(&b, "what is left: profile of step %s (%s, %s)\n", cmp.Or(p.StepID, "—"), cmp.Or(c.GPU, "—"), c.Date)
+	if len(p.Report.Recommendations) == 0 {
+		b.WriteString("  profile says: no rule fires — the step is compute-bound on the GPU\n")
+	}
+	for _, rec := range p.Report.Recommendations {
+		fmt.Fprintf(&b, "  profile says: %s — %s\n  advice: %s\n", rec.Rule, rec.Evidence, rec.Advice)
+	}
+	return b.String()
+}
+
 // Line is a recorded training run in one line.
 func (t TrainRun) Line() string {
 	r, c := t.Result, t.Conditions
@@ -137,6 +198,17 @@ func (r Result) TrainedWords(timed int) string {
 		return fmt.Sprintf("WARNING: %v (at %d timed steps a smoke run can be too short to show learning)", err, timed)
 	}
 	return fmt.Sprintf("trained: loss %.3f → %.3f over %d losses read", r.LossFirst, r.LossLast, len(r.Losses))
+}
+
+// SmokeLine is a smoke run in one line — that the step runs and trains, with its loss from first to last read —
+// said so that it is not taken for a speed measurement (synthetic: the run used the synthetic data).
+func (r Result) SmokeLine(synthetic bool) string {
+	data := ""
+	if synthetic {
+		data = ", synthetic data"
+	}
+	return fmt.Sprintf("CPU smoke run (pure-Go backend, tiny sizes%s; not a speed measurement): step %s runs and trains, "+
+		"loss %.2f → %.2f", data, r.ID, r.LossFirst, r.LossLast)
 }
 
 // Verdicts is what each rung's H200 profile, beside the previous rung's, says the rung did — the last column
