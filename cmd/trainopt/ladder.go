@@ -167,13 +167,22 @@ func cmdResults(args []string) error {
 		"measured in the same device call: comma-separated files")
 	readme := fs.String("readme", "", "regenerate the results blocks of this document (e.g. README.md) from the "+
 		"files they name, relative to its folder")
+	combine := fs.String("combine", "", "write the results of the files given (one device call, a process each) "+
+		"into this one new file, then render it")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if fs.NArg() == 0 && *readme == "" {
 		return usageError{fmt.Errorf("results: give one or more results .json files, or -readme DOC")}
 	}
-	for _, path := range fs.Args() {
+	paths := fs.Args()
+	if *combine != "" {
+		if err := combineResults(*combine, paths); err != nil {
+			return err
+		}
+		paths = []string{*combine}
+	}
+	for _, path := range paths {
 		f, err := ladder.Read(path)
 		if err != nil {
 			return dataError{err}
@@ -202,6 +211,29 @@ func cmdResults(args []string) error {
 		return syncReadme(*readme)
 	}
 	return nil
+}
+
+// combineResults writes the results of the files at paths into a new file at out (ladder.Combine).
+func combineResults(out string, paths []string) error {
+	if _, err := os.Stat(out); err == nil {
+		return usageError{fmt.Errorf("results: -combine %s exists; combining never replaces a file", out)}
+	}
+	var files []*ladder.File
+	var names []string
+	for _, p := range paths {
+		f, err := ladder.Read(p)
+		if err != nil {
+			return dataError{err}
+		}
+		files = append(files, f)
+		names = append(names, strings.TrimSuffix(filepath.Base(p), ".json"))
+	}
+	f, err := ladder.Combine(names, files)
+	if err != nil {
+		return dataError{err}
+	}
+	_, err = f.WriteAs(out)
+	return err
 }
 
 func syncReadme(path string) error {

@@ -52,8 +52,12 @@ type Result struct {
 	// DevicePeakBytes is the PJRT allocator's peak bytes in use after the timed window: the process's high-water
 	// mark, so it is this configuration's peak only when it ran in a process of its own (or was the largest);
 	// torch.cuda.max_memory_allocated is the PyTorch counterpart. 0 when the backend does not report it.
-	DevicePeakBytes int64  `json:"device_peak_bytes,omitempty"`
-	Error           string `json:"error,omitempty"`
+	DevicePeakBytes int64 `json:"device_peak_bytes,omitempty"`
+	// Process names the process that measured it (a random ID per process): a file can hold results of several
+	// processes — the notebooks' runs file (a process per cell), a [Combine]d file — and an allocator peak only
+	// speaks of the results of its own process. "" in files written before the field: one process.
+	Process string `json:"process,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // FirstExecutionS is the part of the first call after compiling: module loading and, on the GPU, cuDNN building

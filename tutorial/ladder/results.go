@@ -317,13 +317,12 @@ func (f *File) memoryWords(i int) string {
 	return s
 }
 
-// ownPeak reports whether result i's allocator peak is its own configuration's. A results file is one process,
-// and DevicePeakBytes is that process's high-water mark so far: a result whose peak is no higher than an earlier
-// result's reports the earlier configuration's peak (run14 ran batch 512 first, so 256 and 128 "peaked" at
-// 14.40 GB).
+// ownPeak reports whether result i's allocator peak is its own configuration's. DevicePeakBytes is its process's
+// high-water mark so far: a result whose peak is no higher than an earlier result's of the same process reports
+// the earlier configuration's peak (run14 ran batch 512 first, so 256 and 128 "peaked" at 14.40 GB).
 func (f *File) ownPeak(i int) bool {
 	for _, earlier := range f.Results[:i] {
-		if earlier.DevicePeakBytes >= f.Results[i].DevicePeakBytes {
+		if earlier.Process == f.Results[i].Process && earlier.DevicePeakBytes >= f.Results[i].DevicePeakBytes {
 			return false
 		}
 	}

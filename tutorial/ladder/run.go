@@ -3,11 +3,15 @@ package ladder
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
@@ -123,11 +127,20 @@ func Run(backend compute.Backend, c Config, set *cifar.Set, opt Options) (res Re
 	return res, nil
 }
 
+// thisProcess is Result.Process for every result this process measures.
+var thisProcess = sync.OnceValue(func() string {
+	id, err := artifact.NewRunID()
+	if err != nil {
+		id = strconv.Itoa(os.Getpid())
+	}
+	return id
+})
+
 // result is a Result that describes c, before anything is measured.
 func (c Config) result() Result {
 	r := Result{ID: c.ID.String(), Name: c.Name, Why: c.Why, Precision: string(c.Precision), Batch: c.Batch,
 		StepsPerCall: c.StepsPerCall, Input: c.Input.String(), Workers: c.Workers,
-		ReductionRow: c.Model.ReductionRow, Formulation: c.Model.Formulation()}
+		ReductionRow: c.Model.ReductionRow, Formulation: c.Model.Formulation(), Process: thisProcess()}
 	if c.DeviceData() {
 		r.Workers = 0 // no host pipeline: the dataset is on the device
 	}
