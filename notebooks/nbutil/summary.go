@@ -120,10 +120,14 @@ func ShowSummary(root string) {
 	}
 	displayHTML(f.StoryTable(ladder.Verdicts, highlight))
 	chart("recorded throughput", f, f.ThroughputChart)
-	if rf := ladder.ComparedFile(files); rf != nil {
+	rf := ladder.ComparedFile(files)
+	if rf != nil {
 		displayHTML(rf.ComparisonTable())
 		svg, err := rf.File.TorchChart()
 		show("comparison", svg, err)
+	}
+	if jf := ladder.JAXFile(files); jf != nil && jf != rf {
+		displayHTML(jf.ComparisonTable()) // JAX was measured in another call: its own table, its own Go figures
 	}
 	ShowSeedLadder(root)
 	showLeft(root, files)

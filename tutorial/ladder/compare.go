@@ -157,12 +157,39 @@ type SeedRow struct {
 	GoX, TorchX, OriginalX float64 // × step 1 of the same column
 }
 
-// ComparedFile is the first recorded file (files as RecordedResults orders them, canonical first) that compares
-// Go's fastest step with PyTorch's strongest ([File.Compare]): the comparison a summary shows.
+// ComparedFile is the recorded file whose comparison ([File.Compare]) sets Go's fastest step beside PyTorch's
+// strongest step at the most batch sizes — the comparison a summary shows; of files that tie, the first (files as
+// RecordedResults orders them, canonical first, then newest). A call that ran PyTorch's step 11 at three batches
+// beats one that ran it at two, and both beat one that ran only its earlier steps.
 func ComparedFile(files []RecordedFile) *RecordedFile {
+	var best *RecordedFile
+	bestScore := 0
+	for i := range files {
+		score := 0
+		for _, row := range files[i].File.Compare() {
+			if row.Torch != nil {
+				score++
+				if row.Torch.Step == StrongestTorchStep {
+					score += 100
+				}
+			}
+		}
+		if score > bestScore {
+			best, bestScore = &files[i], score
+		}
+	}
+	return best
+}
+
+// StrongestTorchStep is PyTorch's strongest configuration in anchors/torch_ladder.py: step 10 (torch.compile,
+// channels_last, bf16, data on the GPU) with CUDA graphs and fused SGD.
+const StrongestTorchStep = "11"
+
+// JAXFile is the first recorded file (as RecordedResults orders them) whose comparison has JAX beside Go: shown
+// beside [ComparedFile] when that one has no JAX lines, each table from its own device call.
+func JAXFile(files []RecordedFile) *RecordedFile {
 	return firstFile(files, func(f *File) bool {
-		rows := f.Compare()
-		return len(rows) > 0 && rows[0].Torch != nil
+		return slices.ContainsFunc(f.Compare(), func(r CompareRow) bool { return r.JAX != nil })
 	})
 }
 

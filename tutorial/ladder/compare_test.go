@@ -90,6 +90,28 @@ func TestRecordedFileSummary(t *testing.T) {
 	if html := rf.ComparisonTable(); !strings.Contains(html, "1.05×") || !strings.Contains(html, "(h200-2026-12-03-run20.json, 2026-12-04)") {
 		t.Errorf("ComparisonTable lacks Go ÷ PyTorch or its caption:\n%s", html)
 	}
+	// A newer call with step 11 at two batches wins over one at a single batch and over one with PyTorch's
+	// earlier steps only; JAX comes from the first file that has it.
+	early := RecordedFile{Path: "early.json", File: &File{Conditions: c, Results: compared.File.Results,
+		Reference: []Reference{{Framework: PyTorch, Step: "8", Batch: 128, SamplesPerSec: 5300}}}}
+	two := RecordedFile{Path: "two.json", File: &File{Conditions: c,
+		Results: []Result{{ID: "12@128", Batch: 128, SamplesPerSec: 10600}, {ID: "12@256", Batch: 256, SamplesPerSec: 12700}},
+		Reference: []Reference{{Framework: PyTorch, Step: "11", Batch: 128, SamplesPerSec: 9800},
+			{Framework: PyTorch, Step: "11", Batch: 256, SamplesPerSec: 10400}}}}
+	withJAX := compared
+	withJAX.Path = "jax.json"
+	withJAX.File = &File{Conditions: c, Results: compared.File.Results,
+		Reference: append([]Reference{{Framework: JAX, Batch: 128, SamplesPerSec: 7200}}, compared.File.Reference...)}
+	all := []RecordedFile{goOnly, early, withJAX, two}
+	if rf := ComparedFile(all); rf == nil || rf.Path != "two.json" {
+		t.Errorf("ComparedFile = %v, want two.json (step 11 at two batches)", rf)
+	}
+	if rf := ComparedFile([]RecordedFile{goOnly, early}); rf == nil || rf.Path != "early.json" {
+		t.Errorf("ComparedFile without step 11 = %v, want early.json", rf)
+	}
+	if jf := JAXFile(all); jf == nil || jf.Path != "jax.json" {
+		t.Errorf("JAXFile = %v, want jax.json", jf)
+	}
 	if html := goOnly.SeedLadderTable(); !strings.Contains(html, "Go and PyTorch on one NVIDIA H200") {
 		t.Errorf("SeedLadderTable's caption:\n%s", html)
 	}
