@@ -127,7 +127,7 @@ func ShowSummary(root string) {
 		show("comparison", svg, err)
 	}
 	if jf := ladder.JAXFile(files); jf != nil && jf != rf {
-		displayHTML(jf.ComparisonTable()) // JAX was measured in another call: its own table, its own Go figures
+		displayHTML(jf.JAXTable()) // JAX was measured in another call: its own table, its own Go figures
 	}
 	ShowSeedLadder(root)
 	showLeft(root, files)

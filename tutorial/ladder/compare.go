@@ -181,6 +181,18 @@ func ComparedFile(files []RecordedFile) *RecordedFile {
 	return best
 }
 
+// JAXTable is the file's comparison with JAX alone (PyTorch's columns empty): shown beside the [ComparedFile]'s
+// table, whose PyTorch figures come from another call, so that no page shows two Go ÷ PyTorch ratios for one batch.
+func (rf RecordedFile) JAXTable() string {
+	rows := rf.File.Compare()
+	for i := range rows {
+		rows[i].Torch = nil
+	}
+	c := rf.File.Conditions
+	return CompareTable(rows, fmt.Sprintf("Go's fastest step and JAX/Flax on the same XLA, one %s, one device call (%s, %s)",
+		c.GPU, filepath.Base(rf.Path), c.Date))
+}
+
 // StrongestTorchStep is PyTorch's strongest configuration in anchors/torch_ladder.py: step 10 (torch.compile,
 // channels_last, bf16, data on the GPU) with CUDA graphs and fused SGD.
 const StrongestTorchStep = "11"

@@ -111,6 +111,8 @@ func TestRecordedFileSummary(t *testing.T) {
 	}
 	if jf := JAXFile(all); jf == nil || jf.Path != "jax.json" {
 		t.Errorf("JAXFile = %v, want jax.json", jf)
+	} else if html := jf.JAXTable(); !strings.Contains(html, "7200") || strings.Contains(html, "9900") {
+		t.Errorf("JAXTable shows JAX and not PyTorch's figures of that call:\n%s", html)
 	}
 	if html := goOnly.SeedLadderTable(); !strings.Contains(html, "Go and PyTorch on one NVIDIA H200") {
 		t.Errorf("SeedLadderTable's caption:\n%s", html)
