@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"github.com/gomlx-tutorials/trainopt/tutorial/artifact"
 	"github.com/gomlx-tutorials/trainopt/tutorial/backend"
 	"github.com/gomlx-tutorials/trainopt/tutorial/ladder"
 )
@@ -105,7 +104,8 @@ func ShowSummary(root string) {
 	for _, f := range LocalRuns(root) {
 		best, base := f.BestAndBase()
 		if best != nil && base != nil {
-			printf("this machine: notebooks 01–07 ran %d steps (%s)%s\n", len(f.Results), f.Conditions.Caption(), smokeWords(f.Conditions))
+			// The caption says "smoke sizes on the CPU: not a speed measurement" where they were.
+			printf("this machine: notebooks 01–07 ran %d steps (%s)\n", len(f.Results), f.Conditions.Caption())
 		}
 	}
 	files, _ := ladder.RecordedResults(root)
@@ -131,13 +131,6 @@ func ShowSummary(root string) {
 	}
 	ShowSeedLadder(root)
 	showLeft(root, files)
-}
-
-func smokeWords(c artifact.Conditions) string {
-	if c.Smoke {
-		return " — smoke sizes on the CPU: not a speed measurement"
-	}
-	return ""
 }
 
 // showLeft is what the profile of the last (most optimised) profiled step says is left.
