@@ -116,10 +116,8 @@ func compareRuns(path string) error {
 			continue
 		}
 		rec, ratio := "—", "—"
-		for _, c := range canonical.Results {
-			if c.ID == r.ID && c.SamplesPerSec > 0 {
-				rec, ratio = fmt.Sprintf("%.0f", c.SamplesPerSec), fmt.Sprintf("%.2f", r.SamplesPerSec/c.SamplesPerSec)
-			}
+		if c := canonical.Result(r.ID); c != nil && c.SamplesPerSec > 0 {
+			rec, ratio = fmt.Sprintf("%.0f", c.SamplesPerSec), fmt.Sprintf("%.2f", r.SamplesPerSec/c.SamplesPerSec)
 		}
 		fmt.Printf("| %s | %.0f | %.1f | %s | %s |\n", r.ID, r.SamplesPerSec, r.FirstCallS, rec, ratio)
 	}

@@ -47,10 +47,8 @@ func Estimate(steps []Config, recorded *File, opt Options, smoke bool) RunEstima
 		}
 		var ms float64
 		if recorded != nil {
-			for _, r := range recorded.Results {
-				if r.ID == s.ID.String() && r.Error == "" {
-					ms = r.StepMedianMs
-				}
+			if r := recorded.Result(s.ID.String()); r != nil && r.Error == "" {
+				ms = r.StepMedianMs
 			}
 		}
 		if ms == 0 {
@@ -72,13 +70,13 @@ func Estimate(steps []Config, recorded *File, opt Options, smoke bool) RunEstima
 // Words says the estimate in one line, for the start of a run; warmCache is whether this machine's autotune cache
 // already holds results.
 func (e RunEstimate) Words(warmCache bool) string {
-	steps := fmt.Sprintf("%d step%s", e.Steps, map[bool]string{true: "", false: "s"}[e.Steps == 1])
+	steps := count(e.Steps, "step")
 	if e.Smoke {
 		return fmt.Sprintf("%s at smoke sizes: about %s on 2 CPU cores", steps, minutes(e.Warm))
 	}
-	s := fmt.Sprintf("%s, %d program%s to compile: on an H200 about %s with XLA's autotune cache warm, about %s on "+
-		"a machine's first run (~%.0f s of autotuning per program)", steps, e.Programs,
-		map[bool]string{true: "", false: "s"}[e.Programs == 1], minutes(e.Warm), minutes(e.Cold), ColdFirstCall.Seconds())
+	s := fmt.Sprintf("%s, %s to compile: on an H200 about %s with XLA's autotune cache warm, about %s on "+
+		"a machine's first run (~%.0f s of autotuning per program)", steps, count(e.Programs, "program"),
+		minutes(e.Warm), minutes(e.Cold), ColdFirstCall.Seconds())
 	if warmCache {
 		s += "; this machine's cache is warm"
 	} else {
@@ -88,6 +86,14 @@ func (e RunEstimate) Words(warmCache bool) string {
 		s += fmt.Sprintf(" (no recorded step time for %v)", e.Missing)
 	}
 	return s
+}
+
+// count is "1 step", "7 steps".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // minutes rounds d for a person: "40 s", "3 min", "1.5 min".
