@@ -50,7 +50,7 @@ func cmdLadder(args []string) error {
 		return err
 	}
 	smoke := lf.smoke
-	recorded, _ := ladder.Read(filepath.Join("assets", "results", ladder.CanonicalResults)) // nil outside the repository
+	recorded, _ := ladder.ReadCanonical(".") // nil outside the repository: the estimate then counts first calls only
 	fmt.Fprintf(os.Stderr, "ladder: %s\n", ladder.Estimate(steps, recorded, opt, smoke).Words(choice.Plan.AutotuneCacheWarm))
 	if !smoke { // a smoke run checks that each step trains from scratch; compiling is cheap on the CPU
 		opt.Trainers = ladder.NewTrainers()

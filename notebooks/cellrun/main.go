@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -104,7 +103,7 @@ func compareRuns(path string) error {
 	if err != nil {
 		return err
 	}
-	canonical, err := ladder.Read(filepath.Join("assets", "results", ladder.CanonicalResults))
+	canonical, err := ladder.ReadCanonical(".")
 	if err != nil {
 		return err
 	}

@@ -163,19 +163,19 @@ type SeedRow struct {
 // beats one that ran it at two, and both beat one that ran only its earlier steps.
 func ComparedFile(files []RecordedFile) *RecordedFile {
 	var best *RecordedFile
-	bestScore := 0
+	var bestStrongest, bestAny int
 	for i := range files {
-		score := 0
+		strongest, withTorch := 0, 0 // batches with PyTorch's step 11, batches with any PyTorch step
 		for _, row := range files[i].File.Compare() {
 			if row.Torch != nil {
-				score++
+				withTorch++
 				if row.Torch.Step == StrongestTorchStep {
-					score += 100
+					strongest++
 				}
 			}
 		}
-		if score > bestScore {
-			best, bestScore = &files[i], score
+		if withTorch > 0 && (strongest > bestStrongest || strongest == bestStrongest && withTorch > bestAny) {
+			best, bestStrongest, bestAny = &files[i], strongest, withTorch
 		}
 	}
 	return best

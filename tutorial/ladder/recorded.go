@@ -31,6 +31,12 @@ type RecordedFile struct {
 // the README show its figures, and newer files only for steps it lacks.
 const CanonicalResults = "h200-2026-12-04-run26.json"
 
+// ReadCanonical reads the canonical results file under root (the repository; "." from its root, where the CLI
+// runs): the step times a run's estimate and a GPU check of the notebooks' cells are measured against.
+func ReadCanonical(root string) (*File, error) {
+	return Read(filepath.Join(root, "assets", "results", CanonicalResults))
+}
+
 // RecordedResults reads assets/results/*.json, skipping smoke runs, the canonical file first, then newest date first. Files that do not parse are
 // reported in bad (one line each) rather than failing the notebook.
 func RecordedResults(root string) (files []RecordedFile, bad []string) {
