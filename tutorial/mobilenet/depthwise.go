@@ -37,6 +37,8 @@ import (
 //   - dx by phases (depthwiseInputGradPhases): per phase of the stride-2 grid, an undilated convolution of the
 //     gradient itself. 37.3 → 56.8 ms: cuDNN runs the 2×2, 2×1 and 1×2 sub-kernels on its generic grouped kernel,
 //     and XLA writes the interleaved phases in a pass of their own.
+//   - dx by phases as elementwise products (depthwise_phaseproducts.go): no change to the step at batch 128 —
+//     the convolutions it removes cost what XLA's interleaving of the phases costs.
 //   - The forward pass and dK as shifted products: slower again (47.0 → 52.5 and 54.9 ms on top of the shifted dx).
 //     The pure-Go backend implements batch_group_count with a different grouping than XLA (measured in this
 //     project), so there dK always takes the shifted form — the definition of the gradient, memory-bound but
@@ -82,6 +84,10 @@ const (
 	// output gradient, one per phase of the input grid, interleaved (depthwiseInputGradPhases). Stride 1 is the
 	// dilated form, which has no dilation then.
 	InputGradPhases
+	// InputGradPhaseProducts computes a strided layer's dx per phase of the input grid as elementwise products of
+	// the output gradient with that phase's taps (depthwise_phaseproducts.go), interleaved in the same pass. Stride
+	// 1 is the dilated form.
+	InputGradPhaseProducts
 )
 
 // KernelGradient names a formulation of the depthwise kernel gradient.
@@ -168,6 +174,8 @@ func depthwiseInputGradient(x, kernel, v *Node, stride int, method InputGradient
 		return depthwiseInputGradShifted(x, kernel, v, stride)
 	case method == InputGradPhases && stride > 1:
 		return depthwiseInputGradPhases(x, kernel, v, stride)
+	case method == InputGradPhaseProducts && stride > 1:
+		return depthwiseInputGradPhaseProducts(x, kernel, v, stride)
 	}
 	return depthwiseInputGradDilated(x, kernel, v, stride)
 }

@@ -104,6 +104,7 @@ func TestDepthwiseGradients(t *testing.T) {
 			{ForwardConv, InputGradDilated, KernelGradBatchGroup}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts},
 			{ForwardConv, InputGradShifted, KernelGradAuto}, {ForwardShifted, InputGradShifted, KernelGradAuto},
 			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts}, {ForwardConv, InputGradPhases, KernelGradAuto},
+			{ForwardConv, InputGradPhaseProducts, KernelGradAuto},
 		} {
 			name := fmt.Sprintf("%dx%dx%dx%d-k%d-s%d-%v-input-%v-kernel-%v", tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride,
 				grad.Forward, grad.Input, grad.Kernel)

@@ -57,11 +57,14 @@ var formulationKeys = []formulationKey{
 			}
 			return
 		}},
+	{name: "stem", values: []string{"conv", "patches"},
+		get: func(c Config) string { return pick(c.StemPatches, "patches", "conv") },
+		set: func(c *Config, v string) error { c.StemPatches = v == "patches"; return nil }},
 }
 
 var (
 	forwardNames    = []string{"conv", "shifted"}
-	inputGradNames  = []string{"dilated", "shifted", "phases"}
+	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products"}
 	kernelGradNames = []string{"auto", "batch-group", "shifted"}
 )
 

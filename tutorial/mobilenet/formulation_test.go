@@ -10,6 +10,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{},
 		{ReductionRow: 1024, MaskedReLU6: true},
 		{NormalizeFloat32: true, Depthwise: DepthwiseForm{Input: InputGradShifted, Kernel: KernelGradShiftedProducts}, StemChannels: 8},
+		{StemPatches: true, ReductionRow: 256},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradBatchGroup}},
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
 	} {

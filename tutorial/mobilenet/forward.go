@@ -79,23 +79,6 @@ func (f *forward) convBNReLU(x *Node, i, stride int) *Node {
 	return f.relu6(f.batchNorm(f.conv(x, i, stride), i+1))
 }
 
-// stemConv is the first convolution (3×3, stride 2), on the image's channels zero-padded to Config.StemChannels
-// when that is set (the kernel's input axis padded to match, so its gradient is the slice of the padded one).
-func (f *forward) stemConv(x *Node) *Node {
-	extra := f.m.StemChannels - x.Shape().Dim(-1)
-	if extra <= 0 {
-		return f.conv(x, f.m.stem, 2)
-	}
-	// excerpt: stem-channels
-	k := f.kernel(f.m.stem)
-	zero := ScalarZero(x.Graph(), x.DType())
-	// Every axis gets a PadAxis: GoMLX v0.28.16's gradient of Pad slices the axes left out to length 0.
-	x = Pad(x, zero, PadAxis{}, PadAxis{}, PadAxis{}, PadAxis{End: extra})
-	k = Pad(k, zero, PadAxis{}, PadAxis{}, PadAxis{End: extra}, PadAxis{})
-	return convolve(x, k, 2)
-	// excerpt end
-}
-
 func (f *forward) relu6(x *Node) *Node {
 	if f.m.MaskedReLU6 {
 		return MaskedReLU6(x)

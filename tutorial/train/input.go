@@ -66,11 +66,14 @@ func resizeOnDevice(x *Node, size int) *Node {
 	if h == size && w == size {
 		return xf
 	}
-	rh := Const(g, ResizeMatrix(h, size))
-	rh = Reshape(rh, size, h)
+	rh := Reshape(Const(g, ResizeMatrix(h, size)), size, h)
 	rw := Reshape(Const(g, ResizeMatrix(w, size)), size, w)
-	y := Einsum("ih,bhwc->biwc", rh, xf)
-	return Einsum("jw,biwc->bijc", rw, y)
+	// Widths first, on the small image; heights last. A product's output comes out as [its matrix's rows, the
+	// image's other axes] and then moves to [B,S,S,C]: after the heights that move shifts whole rows of S·C
+	// values, while a last product over the widths leaves 3 channels as the innermost run, a slow transpose on
+	// the largest tensor of the step (the profile of 12@128 in assets/gpu-runs/2026-12-04-h200-run33).
+	y := Einsum("jw,bhwc->bhjc", rw, xf)
+	return Einsum("ih,bhjc->bijc", rh, y)
 }
 
 // excerpt end

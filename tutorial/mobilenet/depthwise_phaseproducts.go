@@ -1,0 +1,68 @@
+package mobilenet
+
+import (
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// depthwiseInputGradPhaseProducts is dx of a strided depthwise convolution computed per phase of the input grid, as
+// depthwiseInputGradPhases does, but with each phase's few taps as elementwise products instead of a convolution.
+// For a 3×3 kernel at stride 2 the four phases take 1, 2, 2 and 4 taps: dx[2m] = v[m]·K[1] and dx[2m+1] =
+// v[m+1]·K[0] + v[m]·K[2] along each axis. Every phase reads v (a quarter of dx) and XLA fuses the products, the
+// float32 sums and the interleaving into one pass that writes dx once, where the default form first writes the
+// stride-dilated v (dx's size, three quarters zeros) and then convolves it: in the profile of 12@128
+// (assets/gpu-runs/2026-12-04-h200-run33) the 112×112×96 layer's dx took 189 µs of padding and 261 µs of
+// convolution. The phases' convolutions were slower than both (depthwise.go): cuDNN ran their 2×1 and 2×2
+// sub-kernels on a generic kernel.
+//
+// Measured on the H200 (run35, 12@128 with K = 50, rows of 256 and the stem as patches): the depthwise
+// convolutions' time fell from 1571 to 1133 µs a step, but XLA writes the interleaved phases with its concatenate
+// emitter, 487 µs for the 112×112×96 layer alone (0.8 TB/s), so the step did not change (11356 and 11517 samples/s
+// against 11426–11497 without it). An experiment, like the other forms.
+func depthwiseInputGradPhaseProducts(x, kernel, v *Node, stride int) *Node {
+	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
+	b, mH, mW, channels := v.Shape().Dim(0), v.Shape().Dim(1), v.Shape().Dim(2), v.Shape().Dim(3)
+	acc := accumulation(v.DType())
+	kf := ConvertDType(kernel, acc)
+	// Pad v once by the largest offsets any phase needs, so every tap is a plain slice of it.
+	var lowH, highH, lowW, highW int
+	for r := range stride {
+		_, padH := phaseTaps(r, (kH-1)/2, stride, kH)
+		_, padW := phaseTaps(r, (kW-1)/2, stride, kW)
+		lowH, highH = max(lowH, padH[0]), max(highH, padH[1])
+		lowW, highW = max(lowW, padW[0]), max(highW, padW[1])
+	}
+	vp := Pad(ConvertDType(v, acc), ScalarZero(v.Graph(), acc),
+		PadAxis{}, PadAxis{Start: lowH, End: highH}, PadAxis{Start: lowW, End: highW}, PadAxis{})
+	rows := make([]*Node, stride)
+	for rH := range stride {
+		tapsH, padH := phaseTaps(rH, (kH-1)/2, stride, kH)
+		cols := make([]*Node, stride)
+		for rW := range stride {
+			tapsW, padW := phaseTaps(rW, (kW-1)/2, stride, kW)
+			var terms []*Node
+			for a, tH := range tapsH {
+				for c, tW := range tapsW {
+					if tH < 0 || tW < 0 {
+						continue
+					}
+					// Offset d = a − padH[0] of this phase's correlation, shifted into the common padding.
+					h0, w0 := lowH-padH[0]+a, lowW-padW[0]+c
+					view := Slice(vp, AxisRange(), AxisRange(h0, h0+mH), AxisRange(w0, w0+mW), AxisRange())
+					terms = append(terms, Mul(view, kernelTap(kf, tH, tW)))
+				}
+			}
+			if len(terms) == 0 {
+				cols[rW] = Zeros(v.Graph(), shapes.Make(acc, b, mH, mW, channels))
+			} else {
+				cols[rW] = sum(terms)
+			}
+		}
+		rows[rH] = Stack(cols, 3) // [B, M, M, s, C]
+	}
+	dx := Reshape(Stack(rows, 2), b, mH*stride, mW*stride, channels) // [B, M, s, M, s, C] → [B, s·M, s·M, C]
+	if dx.Shape().Dim(1) != x.Shape().Dim(1) || dx.Shape().Dim(2) != x.Shape().Dim(2) {
+		dx = Slice(dx, AxisRange(), AxisRange(0, x.Shape().Dim(1)), AxisRange(0, x.Shape().Dim(2)), AxisRange())
+	}
+	return ConvertDType(dx, x.DType())
+}
