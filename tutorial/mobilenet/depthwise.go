@@ -205,19 +205,27 @@ func depthwiseInputGradDilated(x, kernel, v *Node, stride int) *Node {
 // forward pass reads x[o·s + t − p] for output o and tap t, so input position n = s·m + r (phase r of the grid)
 // receives v[m + d]·K[t] for the taps with r + p − t = s·d: per phase, a stride-1 correlation of v with those
 // taps, ordered by d — an ordinary depthwise convolution that cuDNN runs natively, on v itself rather than on
-// a dilated v four times its size. The s² phases (rH, rW) are interleaved ([B, M, s, M, s, C] is [B, s·M, s·M,
-// C] in memory) and cut to x's size (an odd size has one phase row fewer).
+// a dilated v four times its size, interleaved by interleavePhases.
 func depthwiseInputGradPhases(x, kernel, v *Node, stride int) *Node {
 	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
+	return interleavePhases(x, v, stride, func(rH, rW int) *Node {
+		tapsH, padH := phaseTaps(rH, (kH-1)/2, stride, kH)
+		tapsW, padW := phaseTaps(rW, (kW-1)/2, stride, kW)
+		sub := pickTaps(pickTaps(kernel, 0, tapsH), 1, tapsW)
+		return Convolve(v, sub).PaddingPerDim([][2]int{padH, padW}).ChannelGroupCount(v.Shape().Dim(3)).Done()
+	})
+}
+
+// interleavePhases builds dx [B, H, W, C] from its s² phases, phase(rH, rW) being [B, M, M, C] (v's shape): they
+// are stacked so that [B, M, s, M, s, C] is [B, s·M, s·M, C] in memory, and cut to x's size (an odd size has one
+// phase row fewer).
+func interleavePhases(x, v *Node, stride int, phase func(rH, rW int) *Node) *Node {
 	b, mH, mW, channels := v.Shape().Dim(0), v.Shape().Dim(1), v.Shape().Dim(2), v.Shape().Dim(3)
 	rows := make([]*Node, stride)
 	for rH := range stride {
-		tapsH, padH := phaseTaps(rH, (kH-1)/2, stride, kH)
 		cols := make([]*Node, stride)
 		for rW := range stride {
-			tapsW, padW := phaseTaps(rW, (kW-1)/2, stride, kW)
-			sub := pickTaps(pickTaps(kernel, 0, tapsH), 1, tapsW)
-			cols[rW] = Convolve(v, sub).PaddingPerDim([][2]int{padH, padW}).ChannelGroupCount(channels).Done()
+			cols[rW] = phase(rH, rW)
 		}
 		rows[rH] = Stack(cols, 3) // [B, M, M, s, C]
 	}

@@ -34,35 +34,25 @@ func depthwiseInputGradPhaseProducts(x, kernel, v *Node, stride int) *Node {
 	}
 	vp := Pad(ConvertDType(v, acc), ScalarZero(v.Graph(), acc),
 		PadAxis{}, PadAxis{Start: lowH, End: highH}, PadAxis{Start: lowW, End: highW}, PadAxis{})
-	rows := make([]*Node, stride)
-	for rH := range stride {
+	dx := interleavePhases(x, v, stride, func(rH, rW int) *Node {
 		tapsH, padH := phaseTaps(rH, (kH-1)/2, stride, kH)
-		cols := make([]*Node, stride)
-		for rW := range stride {
-			tapsW, padW := phaseTaps(rW, (kW-1)/2, stride, kW)
-			var terms []*Node
-			for a, tH := range tapsH {
-				for c, tW := range tapsW {
-					if tH < 0 || tW < 0 {
-						continue
-					}
-					// Offset d = a − padH[0] of this phase's correlation, shifted into the common padding.
-					h0, w0 := lowH-padH[0]+a, lowW-padW[0]+c
-					view := Slice(vp, AxisRange(), AxisRange(h0, h0+mH), AxisRange(w0, w0+mW), AxisRange())
-					terms = append(terms, Mul(view, kernelTap(kf, tH, tW)))
+		tapsW, padW := phaseTaps(rW, (kW-1)/2, stride, kW)
+		var terms []*Node
+		for a, tH := range tapsH {
+			for c, tW := range tapsW {
+				if tH < 0 || tW < 0 {
+					continue
 				}
-			}
-			if len(terms) == 0 {
-				cols[rW] = Zeros(v.Graph(), shapes.Make(acc, b, mH, mW, channels))
-			} else {
-				cols[rW] = sum(terms)
+				// Offset d = a − padH[0] of this phase's correlation, shifted into the common padding.
+				h0, w0 := lowH-padH[0]+a, lowW-padW[0]+c
+				view := Slice(vp, AxisRange(), AxisRange(h0, h0+mH), AxisRange(w0, w0+mW), AxisRange())
+				terms = append(terms, Mul(view, kernelTap(kf, tH, tW)))
 			}
 		}
-		rows[rH] = Stack(cols, 3) // [B, M, M, s, C]
-	}
-	dx := Reshape(Stack(rows, 2), b, mH*stride, mW*stride, channels) // [B, M, s, M, s, C] → [B, s·M, s·M, C]
-	if dx.Shape().Dim(1) != x.Shape().Dim(1) || dx.Shape().Dim(2) != x.Shape().Dim(2) {
-		dx = Slice(dx, AxisRange(), AxisRange(0, x.Shape().Dim(1)), AxisRange(0, x.Shape().Dim(2)), AxisRange())
-	}
+		if len(terms) == 0 {
+			return Zeros(v.Graph(), shapes.Make(acc, b, mH, mW, channels))
+		}
+		return sum(terms)
+	})
 	return ConvertDType(dx, x.DType())
 }
