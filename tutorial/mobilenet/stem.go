@@ -9,7 +9,8 @@ import (
 // input channels are a poor fit for cuDNN, which has no tensor-core kernel for them: in the H200 profile of 12@128
 // (assets/gpu-runs/2026-12-04-h200-run33) the forward convolution ran on the generic
 // convolve_common_engine_float_NHWC (244 µs a step) and the filter gradient padded the input to 8 channels with a
-// kernel of its own before an implicit GEMM (261 µs) — 4.6% of the step for 0.4% of the FLOPs.
+// kernel of its own before an implicit GEMM (261 µs): 4.6% of the step's kernel time, for about 4% of the
+// network's multiply-adds.
 //
 // Two formulations give the tensor cores a shape they take:
 //
@@ -21,12 +22,12 @@ import (
 //     the filter gradient, patchesᵀ·dy) are plain GEMMs, and XLA fuses building the patches into one pass over
 //     the image. The image gets no gradient, so nothing is spent undoing the patches.
 //
-// On the H200 (run34–run36, beside the same options without it) the patches took the stem from 505 to about
-// 100 µs of GEMMs a step at batch 128, plus 200–230 µs to build them: 1.6–2.7% more samples/s at 128, 0.7–1.1%
-// at 256 and 512. The cost is memory: the product's gradient keeps the patches (103 MB at batch 128) where the
-// convolution kept the image (39 MB), 64 MB more at the peak. A gradient of its own that rebuilt the patches from
-// the image behind an optimization barrier left the peak where it was and the step slower (run37), so it is not
-// here.
+// On the H200 (run34 and run35, beside the same options without it) the patches took the stem from 505 to about
+// 100 µs of GEMMs a step at batch 128, plus 200–230 µs to build them: 1.6% more samples/s at 128 in run34 (2–3%
+// against run35's one control), 0.7–0.8% at 256 and 512. The cost is memory: the product's gradient keeps the
+// patches (103 MB at batch 128) where the convolution kept the image (39 MB), 64 MB more at the peak. A gradient
+// of its own that rebuilt the patches from the image behind an optimization barrier left the peak where it was
+// and the step slower (run37), so it is not here.
 
 // stemConv is the first convolution (3×3, stride 2, padding 1) in the formulation Config selects.
 func (f *forward) stemConv(x *Node) *Node {
@@ -59,24 +60,11 @@ func stemPaddedChannels(x, k *Node, channels int) *Node {
 func stemPatches(x, k *Node, stride int) *Node {
 	kH, kW, c, o := k.Shape().Dim(0), k.Shape().Dim(1), k.Shape().Dim(2), k.Shape().Dim(3)
 	b, h, w := x.Shape().Dim(0), x.Shape().Dim(1), x.Shape().Dim(2)
-	oH, oW := (h+2*((kH-1)/2)-kH)/stride+1, (w+2*((kW-1)/2)-kW)/stride+1
-	patches, depth := stemPatchMatrix(x, kH, kW, stride)
-	kMatrix := Reshape(k, kH*kW*c, o)
-	if extra := depth - kH*kW*c; extra > 0 {
-		kMatrix = Pad(kMatrix, ScalarZero(k.Graph(), k.DType()), PadAxis{End: extra}, PadAxis{})
-	}
-	return Reshape(Dot(patches, kMatrix).Product(), b, oH, oW, o)
-}
-
-// stemPatchMatrix is the patches of x for a kH×kW kernel at stride s, padding (k−1)/2: [B·OH·OW, depth], one
-// strided view of the padded image per tap in the kernel's (i, j) order, then zero columns up to depth, the next
-// multiple of 8 (tensor cores want a contracted axis of whole 16-byte rows).
-func stemPatchMatrix(x *Node, kH, kW, stride int) (patches *Node, depth int) {
-	b, h, w, c := x.Shape().Dim(0), x.Shape().Dim(1), x.Shape().Dim(2), x.Shape().Dim(3)
 	pH, pW := (kH-1)/2, (kW-1)/2
 	oH, oW := (h+2*pH-kH)/stride+1, (w+2*pW-kW)/stride+1
-	padded := Pad(x, ScalarZero(x.Graph(), x.DType()), PadAxis{}, PadAxis{Start: pH, End: pH}, PadAxis{Start: pW, End: pW}, PadAxis{})
-	var taps []*Node
+	zero := ScalarZero(x.Graph(), x.DType())
+	padded := Pad(x, zero, PadAxis{}, PadAxis{Start: pH, End: pH}, PadAxis{Start: pW, End: pW}, PadAxis{})
+	var taps []*Node // one strided view of the padded image per kernel tap, in the kernel's (i, j) order
 	for i := range kH {
 		for j := range kW {
 			taps = append(taps, Slice(padded, AxisRange(),
@@ -84,12 +72,15 @@ func stemPatchMatrix(x *Node, kH, kW, stride int) (patches *Node, depth int) {
 				AxisRange()))
 		}
 	}
-	depth = kH * kW * c
-	if extra := (8 - depth%8) % 8; extra > 0 {
+	depth := kH * kW * c
+	k = Reshape(k, depth, o)
+	if extra := (8 - depth%8) % 8; extra > 0 { // tensor cores want a contracted axis of whole 16-byte rows
 		taps = append(taps, Zeros(x.Graph(), shapes.Make(x.DType(), b, oH, oW, extra)))
+		k = Pad(k, ScalarZero(k.Graph(), k.DType()), PadAxis{End: extra}, PadAxis{})
 		depth += extra
 	}
-	return Reshape(Concatenate(taps, 3), b*oH*oW, depth), depth
+	patches := Reshape(Concatenate(taps, 3), b*oH*oW, depth)
+	return Reshape(MatMul(patches, k), b, oH, oW, o)
 }
 
 // excerpt end
