@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/pipeline"
@@ -28,8 +29,9 @@ type Config struct {
 	Input        train.Input // the form a batch reaches the step in: what the device does to it
 	Precision    train.Precision
 	Batch        int
-	ImageSize    int // the side the model sees (224; smaller at smoke sizes)
-	StepsPerCall int // K training steps per Execute (a While loop; device-resident data only)
+	ImageSize    int  // the side the model sees (224; smaller at smoke sizes)
+	StepsPerCall int  // K training steps per Execute (a While loop; device-resident data only)
+	FlatState    bool // the K-step loop carries parameters and momenta as one vector each (train.Config.FlatState)
 	LR           float64
 	// SyncEvery reads the loss back every N calls (1: every step, like loss.item() in the tutorial's loop).
 	SyncEvery int
@@ -54,6 +56,7 @@ func (c Config) Train() train.Config {
 	t := train.DefaultConfig()
 	t.Precision, t.Batch, t.ImageSize, t.Input, t.StepsPerCall, t.LR = c.Precision, c.Batch, c.ImageSize, c.Input,
 		c.StepsPerCall, c.LR
+	t.FlatState = c.FlatState
 	return t
 }
 
@@ -110,19 +113,50 @@ type TrainerKey struct {
 // TrainerKey is this configuration's [TrainerKey].
 func (c Config) TrainerKey() TrainerKey { return TrainerKey{Train: c.Train(), Model: c.Model} }
 
-// WithFormulation is c with a model formulation (mobilenet.Config.SetFormulation's text form, e.g. the CLI's
-// -model flag) applied on top of its own model, saying so in its ID ("13@512+relu6=clip") and name, so an
-// experiment's results can never pass for the ladder's.
+// WithFormulation is c with a formulation (mobilenet.Config.SetFormulation's text form, e.g. the CLI's -model
+// flag) applied on top of its own, saying so in its ID ("13@512+relu6=clip") and name, so an experiment's
+// results can never pass for the ladder's. One key belongs to the training step, not the model: state=flat
+// (train.Config.FlatState); the others are the model's.
 func (c Config) WithFormulation(text string) (Config, error) {
 	if text == "" {
 		return c, nil
 	}
-	if err := c.Model.SetFormulation(text); err != nil {
+	var model []string
+	for part := range strings.SplitSeq(text, ",") {
+		switch strings.TrimSpace(part) {
+		case StateFlat:
+			c.FlatState = true
+		case StateTensors:
+			c.FlatState = false
+		default:
+			if strings.HasPrefix(strings.TrimSpace(part), "state=") {
+				return c, fmt.Errorf("formulation %q: state is %s or %s", part, StateTensors, StateFlat)
+			}
+			model = append(model, part)
+		}
+	}
+	if err := c.Model.SetFormulation(strings.Join(model, ",")); err != nil {
 		return c, err
 	}
 	c.ID.Formulation = text
 	c.Name += " [" + text + "]"
 	return c, nil
+}
+
+// The training step's formulation key: the K-step loop's state as tensors (the default) or packed flat.
+const (
+	StateTensors = "state=tensors"
+	StateFlat    = "state=flat"
+)
+
+// Formulation is the text form of everything c computes differently from the plain model and step: the model's
+// formulation, then state=flat when set.
+func (c Config) Formulation() string {
+	f := c.Model.Formulation()
+	if c.FlatState {
+		f = strings.TrimPrefix(f+","+StateFlat, ",")
+	}
+	return f
 }
 
 // Smoke is c shrunk for a CPU: the same input path, precision and steps per call, but a quarter-width

@@ -183,6 +183,33 @@ func TestWithFormulation(t *testing.T) {
 	}
 }
 
+// TestWithStateFlat: state=flat is the training step's key, not the model's: it sets FlatState, reaches the
+// compiled step's configuration and the results' formulation, leaves the model as it was, and is refused where
+// there is no K-step loop to pack.
+func TestWithStateFlat(t *testing.T) {
+	twelve := Rung(12)
+	twelve.StepsPerCall = 50
+	c, err := twelve.WithFormulation("reduction-row=256," + StateFlat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.FlatState || !c.Train().FlatState || c.Model.ReductionRow != 256 {
+		t.Errorf("flat %v, train flat %v, reduction row %d", c.FlatState, c.Train().FlatState, c.Model.ReductionRow)
+	}
+	if !strings.HasSuffix(c.Formulation(), ","+StateFlat) || c.ID.String() != "12+reduction-row=256,state=flat" {
+		t.Errorf("formulation %q, ID %s", c.Formulation(), c.ID)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("12 with K = 50 and a flat state: %v", err)
+	}
+	if one, err := Rung(1).WithFormulation(StateFlat); err != nil || one.Validate() == nil {
+		t.Errorf("rung 1 (one step per call) with a flat state: want a validation error, got %v", err)
+	}
+	if _, err := twelve.WithFormulation("state=packed"); err == nil || !strings.Contains(err.Error(), StateFlat) {
+		t.Errorf("state=packed: want an error naming the values, got %v", err)
+	}
+}
+
 func TestSelect(t *testing.T) {
 	steps := Ladder(params(2, []int{128, 256}, 10))
 	sel, err := Select(steps, "1,10")

@@ -140,7 +140,7 @@ var thisProcess = sync.OnceValue(func() string {
 func (c Config) result() Result {
 	r := Result{ID: c.ID.String(), Name: c.Name, Why: c.Why, Precision: string(c.Precision), Batch: c.Batch,
 		StepsPerCall: c.StepsPerCall, Input: c.Input.String(), Workers: c.Workers,
-		ReductionRow: c.Model.ReductionRow, Formulation: c.Model.Formulation(), Process: thisProcess()}
+		ReductionRow: c.Model.ReductionRow, Formulation: c.Formulation(), Process: thisProcess()}
 	if c.DeviceData() {
 		r.Workers = 0 // no host pipeline: the dataset is on the device
 	}

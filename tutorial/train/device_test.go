@@ -129,14 +129,16 @@ func TestWhileStepsStayInTheirFunction(t *testing.T) {
 		if name == "" {
 			name = "plain"
 		}
-		t.Run(name, func(t *testing.T) { checkWhileStaysInFunction(t, model) })
+		t.Run(name, func(t *testing.T) { checkWhileStaysInFunction(t, model, false) })
 	}
+	t.Run("state=flat", func(t *testing.T) { checkWhileStaysInFunction(t, models[1], true) })
 }
 
-func checkWhileStaysInFunction(t *testing.T, model *mobilenet.Model) {
+func checkWhileStaysInFunction(t *testing.T, model *mobilenet.Model, flat bool) {
 	images, labels := tinySet(64, 4)
 	cfg := DefaultConfig()
 	cfg.Precision, cfg.Batch, cfg.ImageSize, cfg.Input, cfg.StepsPerCall = F16, 8, 32, InputDeviceData, 3
+	cfg.FlatState = flat
 	tr, err := NewTrainer(goBackend(t), model, cfg)
 	if err != nil {
 		t.Fatal(err)

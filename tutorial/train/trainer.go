@@ -25,6 +25,9 @@ type Config struct {
 	Momentum     float64
 	Scaler       LossScaler
 	Seed         uint64
+	// FlatState carries the parameters and the momenta through the K-step loop as one vector each, so that the
+	// SGD update is one fused kernel instead of one per tensor (flatstate.go says why). Only with K > 1.
+	FlatState bool
 }
 
 // DefaultConfig is the tutorial's baseline: float32, batch 32, 224×224, SGD(lr 0.001, momentum 0.9).
@@ -44,6 +47,9 @@ func (c Config) Validate() error {
 	}
 	if c.StepsPerCall < 1 {
 		errs = append(errs, fmt.Errorf("steps per call must be ≥ 1, got %d", c.StepsPerCall))
+	}
+	if c.FlatState && c.StepsPerCall < 2 {
+		errs = append(errs, fmt.Errorf("a flat state packs the While loop's state: it needs more than 1 step per call, got %d", c.StepsPerCall))
 	}
 	if c.StepsPerCall > 1 && c.Input != InputDeviceData {
 		errs = append(errs, fmt.Errorf("%d steps per call need the device-resident dataset (the host cannot feed a While loop)", c.StepsPerCall))
@@ -181,7 +187,15 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 	// not per function, and a cached constant from one scope used in another breaks the While.
 	// excerpt: while-loop
 	init := append([]*Node{Const(g, int32(0)), Const(g, float32(0))}, batch[:4]...)
-	init = append(init, state...)
+	carried, unpack, pack := state, noPacking, noPacking
+	if t.Config.FlatState {
+		layout, err := newFlatLayout(state, len(t.Model.Params), len(t.trainable))
+		if err != nil {
+			panic(err)
+		}
+		carried, unpack, pack = layout.pack(state), layout.unpack, layout.pack
+	}
+	init = append(init, carried...)
 	shapesOf := make([]shapes.Shape, len(init))
 	for i, n := range init {
 		shapesOf[i] = n.Shape()
@@ -201,15 +215,17 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 		ps := params(g)
 		k, lossSum, data, st := ps[0], ps[1], ps[2:6], ps[6:]
 		x, y := sample(data[0], data[1], data[2], data[3], k)
-		newState, loss := t.oneStep(st, x, y)
+		newState, loss := t.oneStep(unpack(st), x, y)
 		out := append([]*Node{Add(k, OnesLike(k)), Add(lossSum, loss)}, data...)
-		return append(out, newState...)
+		return append(out, pack(newState)...)
 	})
 	results := While(cond, body, init...)
 	// excerpt end
 	meanLoss := Div(results[1], Const(g, float32(t.Config.StepsPerCall)))
-	return append(results[6:], meanLoss)
+	return append(unpack(results[6:]), meanLoss)
 }
+
+func noPacking(state []*Node) []*Node { return state }
 
 // prepareInput turns a batch as it arrives into normalised float32 [B,S,S,3].
 func (t *Trainer) prepareInput(x *Node) *Node {
