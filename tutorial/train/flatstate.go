@@ -1,8 +1,7 @@
 package train
 
 import (
-	"fmt"
-
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 )
@@ -17,25 +16,23 @@ import (
 // vector must be transposed into the convolutions' layouts every step, which costs what the merged updates save
 // (README, "Formulations that lost").
 
-// flatLayout packs state[0:np] (the parameters) and state[np:np+nt] (the momenta) into a vector each; the rest of
-// the state passes as it is.
+// flatLayout packs state[0:np] (the parameters) and state[np:np+nt] (the momenta) into one vector each; the
+// rest of the state passes as it is.
 type flatLayout struct {
 	groups [2][]shapes.Shape
 }
 
-// newFlatLayout records the shapes of the two groups; every tensor of a group must have one dtype.
-func newFlatLayout(state []*Node, np, nt int) (flatLayout, error) {
+// flatLayout is the trainer's: every parameter (float32 masters and running statistics, in Model.Params order),
+// then the momentum of every trainable one — the state's order and dtypes as NewTrainer makes them.
+func (t *Trainer) flatLayout() flatLayout {
 	var l flatLayout
-	for gi, span := range [2][2]int{{0, np}, {np, np + nt}} {
-		for i := span[0]; i < span[1]; i++ {
-			s := state[i].Shape()
-			if first := state[span[0]].DType(); s.DType != first {
-				return l, fmt.Errorf("flat state: tensor %d is %s, its group is %s", i, s.DType, first)
-			}
-			l.groups[gi] = append(l.groups[gi], s)
-		}
+	for _, p := range t.Model.Params {
+		l.groups[0] = append(l.groups[0], shapes.Make(dtypes.Float32, p.Shape...))
 	}
-	return l, nil
+	for _, i := range t.trainable {
+		l.groups[1] = append(l.groups[1], shapes.Make(dtypes.Float32, t.Model.Params[i].Shape...))
+	}
+	return l
 }
 
 // size is how many state tensors the layout packs.

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	_ "github.com/gomlx/gomlx/backends/default" // XLA, for the GPU machine's run of this test (GOMLX_BACKEND)
 	. "github.com/gomlx/gomlx/core/graph"
@@ -20,12 +19,9 @@ func TestFlatLayout(t *testing.T) {
 	b := tensors.FromFlatDataAndDimensions([]float32{7, 8}, 2)
 	c := tensors.FromFlatDataAndDimensions([]float32{9, 10, 11, 12}, 1, 2, 1, 2)
 	d := tensors.FromFlatDataAndDimensions([]int32{13}, 1)
+	l := flatLayout{groups: [2][]shapes.Shape{{a.Shape(), b.Shape()}, {c.Shape()}}}
 	exec, err := NewExec(goBackend(t), func(a, b, c, d *Node) []*Node {
 		state := []*Node{a, b, c, d}
-		l, err := newFlatLayout(state, 2, 1)
-		if err != nil {
-			panic(err)
-		}
 		packed := l.pack(state)
 		return append(packed, l.unpack(packed)...)
 	})
@@ -71,18 +67,30 @@ func equal(a, b []float32) bool {
 	return true
 }
 
-// TestFlatLayoutErrors: a group mixing dtypes cannot be one vector, and a configuration asking for a flat state
-// without a While loop is refused before anything is built.
-func TestFlatLayoutErrors(t *testing.T) {
-	g := NewGraph(goBackend(t), "mixed")
-	state := []*Node{Parameter(g, "p", shapes.Make(dtypes.Float32, 3)), Parameter(g, "q", shapes.Make(dtypes.Float16, 3))}
-	if _, err := newFlatLayout(state, 2, 0); err == nil {
-		t.Error("float32 and float16 in one group: want an error")
-	}
+// TestTrainerFlatLayout: the trainer's layout names its state as NewTrainer builds it — every parameter, then
+// every trainable one's momentum, all float32, in order — and a flat state without a While loop is refused.
+func TestTrainerFlatLayout(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Input, cfg.FlatState = InputDeviceData, true
+	cfg.Input, cfg.StepsPerCall, cfg.FlatState = InputDeviceData, 1, true
 	if err := cfg.Validate(); err == nil {
 		t.Error("FlatState with 1 step per call: want an error")
+	}
+	buildOnlyWhile = true
+	defer func() { buildOnlyWhile = false }()
+	cfg.StepsPerCall = 3
+	tr, err := NewTrainer(goBackend(t), smallModel(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := tr.flatLayout()
+	if l.size() != len(tr.Model.Params)+len(tr.trainable) || len(tr.state) != l.size()+4 {
+		t.Fatalf("layout of %d tensors for %d parameters, %d momenta and %d state tensors", l.size(),
+			len(tr.Model.Params), len(tr.trainable), len(tr.state))
+	}
+	for i, s := range append(l.groups[0], l.groups[1]...) {
+		if !s.Equal(tr.state[i].Shape()) {
+			t.Errorf("state tensor %d is %s, the layout says %s", i, tr.state[i].Shape(), s)
+		}
 	}
 }
 

@@ -185,17 +185,13 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 	// reads travels in the loop state: (k, loss sum, images, labels, perm, offset, state...).
 	// Constants outside the closures are made with Const, not Scalar: GoMLX caches scalar constants per graph,
 	// not per function, and a cached constant from one scope used in another breaks the While.
+	// With Config.FlatState the loop carries the state packed, and oneStep unpacks it (flatstate.go).
+	if t.Config.FlatState {
+		state = t.flatLayout().pack(state)
+	}
 	// excerpt: while-loop
 	init := append([]*Node{Const(g, int32(0)), Const(g, float32(0))}, batch[:4]...)
-	carried, unpack, pack := state, noPacking, noPacking
-	if t.Config.FlatState {
-		layout, err := newFlatLayout(state, len(t.Model.Params), len(t.trainable))
-		if err != nil {
-			panic(err)
-		}
-		carried, unpack, pack = layout.pack(state), layout.unpack, layout.pack
-	}
-	init = append(init, carried...)
+	init = append(init, state...)
 	shapesOf := make([]shapes.Shape, len(init))
 	for i, n := range init {
 		shapesOf[i] = n.Shape()
@@ -215,17 +211,19 @@ func (t *Trainer) stepGraph(inputs []*Node) []*Node {
 		ps := params(g)
 		k, lossSum, data, st := ps[0], ps[1], ps[2:6], ps[6:]
 		x, y := sample(data[0], data[1], data[2], data[3], k)
-		newState, loss := t.oneStep(unpack(st), x, y)
+		newState, loss := t.oneStep(st, x, y)
 		out := append([]*Node{Add(k, OnesLike(k)), Add(lossSum, loss)}, data...)
-		return append(out, pack(newState)...)
+		return append(out, newState...)
 	})
 	results := While(cond, body, init...)
 	// excerpt end
 	meanLoss := Div(results[1], Const(g, float32(t.Config.StepsPerCall)))
-	return append(unpack(results[6:]), meanLoss)
+	newState := results[6:]
+	if t.Config.FlatState {
+		newState = t.flatLayout().unpack(newState)
+	}
+	return append(newState, meanLoss)
 }
-
-func noPacking(state []*Node) []*Node { return state }
 
 // prepareInput turns a batch as it arrives into normalised float32 [B,S,S,3].
 func (t *Trainer) prepareInput(x *Node) *Node {
@@ -239,8 +237,19 @@ func (t *Trainer) prepareInput(x *Node) *Node {
 	}
 }
 
-// oneStep is forward + backward + SGD update (+ loss scaling), returning the new state and the (unscaled) loss.
+// oneStep is one training step on the state as the step's program carries it: per tensor, or packed inside the
+// K-step loop with Config.FlatState (flatstate.go).
 func (t *Trainer) oneStep(state []*Node, x, labels *Node) ([]*Node, *Node) {
+	if !t.Config.FlatState {
+		return t.stepTensors(state, x, labels)
+	}
+	l := t.flatLayout()
+	newState, loss := t.stepTensors(l.unpack(state), x, labels)
+	return l.pack(newState), loss
+}
+
+// stepTensors is forward + backward + SGD update (+ loss scaling), returning the new state and the (unscaled) loss.
+func (t *Trainer) stepTensors(state []*Node, x, labels *Node) ([]*Node, *Node) {
 	cfg := t.Config
 	np := len(t.Model.Params)
 	params := state[:np]
