@@ -38,6 +38,8 @@ func (t *Trainer) flatLayout() flatLayout {
 // size is how many state tensors the layout packs.
 func (l flatLayout) size() int { return len(l.groups[0]) + len(l.groups[1]) }
 
+// excerpt: flat-state
+
 // pack is [parameters as one vector, momenta as one vector, the rest of the state...].
 func (l flatLayout) pack(state []*Node) []*Node {
 	out := make([]*Node, 0, 2+len(state)-l.size())
@@ -52,6 +54,8 @@ func (l flatLayout) pack(state []*Node) []*Node {
 	}
 	return append(out, state[off:]...)
 }
+
+// excerpt end
 
 // unpack is pack's inverse: each tensor a slice of its vector, reshaped.
 func (l flatLayout) unpack(packed []*Node) []*Node {
