@@ -27,9 +27,13 @@ func (f *forward) batchNorm(x *Node, i int) *Node {
 	if f.pass.Train {
 		xf := ConvertDType(x, accumulation(x.DType()))
 		n := float64(x.Shape().Size() / x.Shape().Dim(-1))
-		mean = DivScalar(v.sum(xf), n)
 		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
-		variance = MaxScalar(Sub(DivScalar(v.sum(Square(xf)), n), Square(mean)), 0)
+		sum, sumSq := v.sum(xf), v.sum(Square(xf))
+		if f.m.JointSums {
+			sum, sumSq = v.jointSums(xf, Square(xf))
+		}
+		mean = DivScalar(sum, n)
+		variance = MaxScalar(Sub(DivScalar(sumSq, n), Square(mean)), 0)
 		unbiased := variance
 		if n > 1 {
 			unbiased = MulScalar(variance, n/(n-1))
@@ -85,6 +89,28 @@ func (v channelView) sum(y *Node) *Node {
 }
 
 // excerpt end
+
+// jointSums reduces a and b (x's shape) to [C] each, in two explicit stages: partial sums over groups of about
+// √rows rows of the wide view, both in one fused reduction over the activation, then one small reduction over
+// both partials side by side. Left to itself XLA splits each large column reduction in two as well, but gives
+// every output its own second-stage kernel, and at batch 128 such small kernels add up. An experiment
+// (-model bn-sums=joint): on the H200 it made the step no faster (README, "Formulations that lost").
+func (v channelView) jointSums(a, b *Node) (*Node, *Node) {
+	c := a.Shape().Dim(-1)
+	k := v.fold()
+	rows := a.Shape().Size() / (k * c) // of the wide view [rows, k·C]
+	groups := 1
+	for d := 1; d*d <= rows; d++ {
+		if rows%d == 0 {
+			groups = d // the largest divisor of rows that is at most √rows
+		}
+	}
+	partial := func(y *Node) *Node { // [groups·k, C]
+		return Reshape(ReduceSum(Reshape(y, groups, rows/groups, k*c), 1), groups*k, c)
+	}
+	both := ReduceSum(Concatenate([]*Node{partial(a), partial(b)}, 1), 0) // [2C]
+	return Slice(both, AxisRange(0, c)), Slice(both, AxisRange(c, 2*c))
+}
 
 // broadcast expands p [C] to x's shape.
 func (v channelView) broadcast(p *Node) *Node {

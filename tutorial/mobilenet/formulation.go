@@ -31,6 +31,9 @@ var formulationKeys = []formulationKey{
 	{name: "bn", values: []string{"compute", "float32"},
 		get: func(c Config) string { return pick(c.NormalizeFloat32, "float32", "compute") },
 		set: func(c *Config, v string) error { c.NormalizeFloat32 = v == "float32"; return nil }},
+	{name: "bn-sums", values: []string{"separate", "joint"},
+		get: func(c Config) string { return pick(c.JointSums, "joint", "separate") },
+		set: func(c *Config, v string) error { c.JointSums = v == "joint"; return nil }},
 	{name: "dw-forward", values: forwardNames,
 		get: func(c Config) string { return c.Depthwise.Forward.String() },
 		set: func(c *Config, v string) error {

@@ -117,6 +117,7 @@ func TestWhileStepsStayInTheirFunction(t *testing.T) {
 		"reduction-row=64,relu6=masked,bn=float32,stem-channels=8",        // the ladder's last step
 		"dw-forward=shifted,dw-input-grad=shifted,dw-kernel-grad=shifted", // the experiments
 		"dw-input-grad=phases",
+		"reduction-row=256,bn-sums=joint,stem=patches", // options measured past the ladder
 	} {
 		cfg := smallModel().Config
 		if err := cfg.SetFormulation(f); err != nil {
