@@ -28,9 +28,11 @@ func (f *forward) batchNorm(x *Node, i int) *Node {
 		xf := ConvertDType(x, accumulation(x.DType()))
 		n := float64(x.Shape().Size() / x.Shape().Dim(-1))
 		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
-		sum, sumSq := v.sum(xf), v.sum(Square(xf))
+		var sum, sumSq *Node
 		if f.m.JointSums {
 			sum, sumSq = v.jointSums(xf, Square(xf))
+		} else {
+			sum, sumSq = v.sum(xf), v.sum(Square(xf))
 		}
 		mean = DivScalar(sum, n)
 		variance = MaxScalar(Sub(DivScalar(sumSq, n), Square(mean)), 0)
