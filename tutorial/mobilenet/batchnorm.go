@@ -1,6 +1,7 @@
 package mobilenet
 
 import (
+	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
@@ -33,6 +34,12 @@ func (f *forward) batchNorm(x *Node, i int) *Node {
 			sum, sumSq = v.jointSums(xf, Square(xf))
 		} else {
 			sum, sumSq = v.sum(xf), v.sum(Square(xf))
+		}
+		if s, s2, ok := tritonSums(x); ok {
+			// The depthwise kernel summed y and y² as it wrote y (-model dw-forward=triton-stats): the sums above
+			// stay in the graph for their gradient, and XLA drops their reductions.
+			triton.Replace(sum, s)
+			triton.Replace(sumSq, s2)
 		}
 		mean = DivScalar(sum, n)
 		variance = MaxScalar(Sub(DivScalar(sumSq, n), Square(mean)), 0)

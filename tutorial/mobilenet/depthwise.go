@@ -68,6 +68,11 @@ const (
 	ForwardConv ForwardForm = iota
 	// ForwardShifted is kH·kW strided slices of the padded input, each scaled by one kernel tap, summed in float32.
 	ForwardShifted
+	// ForwardTriton is a hand-written Triton kernel (depthwise_triton.go); XLA on a CUDA GPU only.
+	ForwardTriton
+	// ForwardTritonStats is the Triton kernel that also writes batch norm's sums of y and y², which the batch norm
+	// after the convolution takes instead of reducing y again; XLA on a CUDA GPU only.
+	ForwardTritonStats
 )
 
 // InputGradient names a formulation of the depthwise input gradient.
@@ -88,6 +93,11 @@ const (
 	// the output gradient with that phase's taps (depthwise_phaseproducts.go), interleaved in the same pass. Stride
 	// 1 is the dilated form.
 	InputGradPhaseProducts
+	// InputGradTriton computes dx with a hand-written Triton kernel (depthwise_triton.go); XLA on a CUDA GPU only.
+	InputGradTriton
+	// InputGradTritonStrided uses the Triton kernel for strided layers only, where the dilated form writes a
+	// dilated copy of the gradient first, and the dilated form elsewhere.
+	InputGradTritonStrided
 )
 
 // KernelGradient names a formulation of the depthwise kernel gradient.
@@ -101,6 +111,9 @@ const (
 	// KernelGradShiftedProducts computes dK as kH·kW element-wise products of shifted input and output gradient,
 	// each reduced over batch and space.
 	KernelGradShiftedProducts
+	// KernelGradTriton computes dK with a hand-written Triton kernel and one reduction (depthwise_triton.go); XLA
+	// on a CUDA GPU only.
+	KernelGradTriton
 )
 
 type depthwiseParams struct {
@@ -134,6 +147,9 @@ func DepthwiseConv(x, kernel *Node, stride int, form DepthwiseForm) *Node {
 	padH, padW := (kShape.Dim(0)-1)/2, (kShape.Dim(1)-1)/2
 	y := Convolve(x, kernel).StridePerAxis(stride, stride).
 		PaddingPerDim([][2]int{{padH, padH}, {padW, padW}}).ChannelGroupCount(channels).Done()
+	if form.Forward == ForwardTriton || form.Forward == ForwardTritonStats {
+		depthwiseTritonForward(y, x, kernel, stride, form.Forward == ForwardTritonStats)
+	}
 	key := weak.Make(y)
 	depthwiseNodes.Store(key, depthwiseParams{x: x, kernel: kernel, stride: stride, form: form})
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { depthwiseNodes.Delete(k) }, key)
@@ -172,6 +188,8 @@ func depthwiseInputGradient(x, kernel, v *Node, stride int, method InputGradient
 	switch {
 	case method == InputGradShifted:
 		return depthwiseInputGradShifted(x, kernel, v, stride)
+	case method == InputGradTriton || method == InputGradTritonStrided && stride > 1:
+		return depthwiseInputGradTriton(x, kernel, v, stride)
 	case method == InputGradPhases && stride > 1:
 		return depthwiseInputGradPhases(x, kernel, v, stride)
 	case method == InputGradPhaseProducts && stride > 1:
@@ -283,8 +301,11 @@ func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradie
 			method = KernelGradBatchGroup
 		}
 	}
-	if method == KernelGradBatchGroup {
+	switch method {
+	case KernelGradBatchGroup:
 		return depthwiseKernelGradBatchGroup(x, kernel, v, stride)
+	case KernelGradTriton:
+		return depthwiseKernelGradTriton(x, kernel, v, stride)
 	}
 	return depthwiseKernelGradShifted(x, kernel, v, stride)
 }

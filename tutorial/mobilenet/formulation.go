@@ -66,9 +66,9 @@ var formulationKeys = []formulationKey{
 }
 
 var (
-	forwardNames    = []string{"conv", "shifted"}
-	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products"}
-	kernelGradNames = []string{"auto", "batch-group", "shifted"}
+	forwardNames    = []string{"conv", "shifted", "triton", "triton-stats"}
+	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products", "triton", "triton-strided"}
+	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton"}
 )
 
 func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) }

@@ -1,0 +1,127 @@
+package mobilenet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/support/exceptions"
+)
+
+// ttWriter writes one Triton IR function (the MLIR "tt" dialect, as text): each method appends one operation and
+// returns the SSA name of its result. The depthwise kernels (depthwise_triton.go) are written with it, so that
+// every shape is a constant the Triton compiler can fold, as Triton's own Python front end would make it.
+type ttWriter struct {
+	b    strings.Builder
+	next int
+}
+
+func (w *ttWriter) op(format string, args ...any) string {
+	name := fmt.Sprintf("%%%d", w.next)
+	w.next++
+	fmt.Fprintf(&w.b, "    %s = %s\n", name, fmt.Sprintf(format, args...))
+	return name
+}
+
+func (w *ttWriter) line(format string, args ...any) { fmt.Fprintf(&w.b, "    "+format+"\n", args...) }
+
+// Types.
+func vec(n int, elem string) string    { return fmt.Sprintf("tensor<%dx%s>", n, elem) }
+func mat(r, c int, elem string) string { return fmt.Sprintf("tensor<%dx%dx%s>", r, c, elem) }
+func ptrOf(elem string) string         { return fmt.Sprintf("!tt.ptr<%s>", elem) }
+func (w *ttWriter) i32(v int) string   { return w.op("arith.constant %d : i32", v) }
+func (w *ttWriter) fill(v int, t string) string {
+	return w.op("arith.constant dense<%d> : %s", v, t)
+}
+func (w *ttWriter) zeros(t string) string { return w.op("arith.constant dense<0.000000e+00> : %s", t) }
+
+// Arithmetic on i32 tensors (or scalars) of type t; b may be an int, made a constant of t.
+func (w *ttWriter) bin(name, a string, b any, t string) string {
+	rhs, ok := b.(string)
+	if !ok {
+		if t == "i32" {
+			rhs = w.i32(b.(int))
+		} else {
+			rhs = w.fill(b.(int), t)
+		}
+	}
+	return w.op("arith.%s %s, %s : %s", name, a, rhs, t)
+}
+func (w *ttWriter) cmp(pred, a string, b int, t, boolT string) string {
+	return w.op("arith.cmpi %s, %s, %s : %s", pred, a, w.fill(b, t), t)
+}
+
+// blockRange is program axis's block of indices: pid·size + [0, size).
+func (w *ttWriter) blockRange(axis string, size int) string {
+	pid := w.op("tt.get_program_id %s : i32", axis)
+	base := w.op("tt.splat %s : i32 -> %s", w.bin("muli", pid, size, "i32"), vec(size, "i32"))
+	return w.op("arith.addi %s, %s : %s", base, w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", size, vec(size, "i32")), vec(size, "i32"))
+}
+
+// rows/cols lift a vector to a [r, c] tile along axis 1 or 0 (expand_dims, then broadcast).
+func (w *ttWriter) rows(v string, r, c int, elem string) string {
+	e := w.op("tt.expand_dims %s {axis = 1 : i32} : %s -> %s", v, vec(r, elem), mat(r, 1, elem))
+	return w.op("tt.broadcast %s : %s -> %s", e, mat(r, 1, elem), mat(r, c, elem))
+}
+func (w *ttWriter) cols(v string, r, c int, elem string) string {
+	e := w.op("tt.expand_dims %s {axis = 0 : i32} : %s -> %s", v, vec(c, elem), mat(1, c, elem))
+	return w.op("tt.broadcast %s : %s -> %s", e, mat(1, c, elem), mat(r, c, elem))
+}
+
+// ptrs is base + offsets for a tile of offsets of type t (tensor of i32).
+func (w *ttWriter) ptrs(base, elem, offsets, shape string) string {
+	pt := fmt.Sprintf("tensor<%sx%s>", shape, ptrOf(elem))
+	s := w.op("tt.splat %s : %s -> %s", base, ptrOf(elem), pt)
+	return w.op("tt.addptr %s, %s : %s, tensor<%sxi32>", s, offsets, pt, shape)
+}
+
+// module wraps the function body in a module with the given pointer arguments.
+func (w *ttWriter) module(name string, args []string) string {
+	var sig []string
+	for i, elem := range args {
+		sig = append(sig, fmt.Sprintf("%%arg%d: %s {tt.divisibility = 16 : i32}", i, ptrOf(elem)))
+	}
+	return fmt.Sprintf("module {\n  tt.func public @%s(%s) attributes {noinline = false} {\n%s    tt.return\n  }\n}\n",
+		name, strings.Join(sig, ", "), w.b.String())
+}
+
+// ttElem is the Triton element type of dtype.
+func ttElem(dtype dtypes.DType) string {
+	switch dtype {
+	case dtypes.BFloat16:
+		return "bf16"
+	case dtypes.Float16:
+		return "f16"
+	case dtypes.Float32:
+		return "f32"
+	}
+	exceptions.Panicf("depthwise Triton kernels take bfloat16, float16 or float32, not %s", dtype)
+	return ""
+}
+
+// toF32 converts a tile of elem to f32 (a no-op for f32).
+func (w *ttWriter) toF32(v, elem string, shape string) string {
+	if elem == "f32" {
+		return v
+	}
+	return w.op("arith.extf %s : tensor<%sx%s> to tensor<%sxf32>", v, shape, elem, shape)
+}
+func (w *ttWriter) fromF32(v, elem string, shape string) string {
+	if elem == "f32" {
+		return v
+	}
+	return w.op("arith.truncf %s : tensor<%sxf32> to tensor<%sx%s>", v, shape, shape, elem)
+}
+
+// sumRows reduces a [r, c] f32 tile over its rows to [c] (tt.reduce with an addf body).
+func (w *ttWriter) sumRows(v string, r, c int) string {
+	name := fmt.Sprintf("%%%d", w.next)
+	w.next++
+	w.line(`%s = "tt.reduce"(%s) <{axis = 0 : i32}> ({`, name, v)
+	w.line("^bb0(%%l%d: f32, %%r%d: f32):", w.next, w.next)
+	w.line("  %%s%d = arith.addf %%l%d, %%r%d : f32", w.next, w.next, w.next)
+	w.line("  tt.reduce.return %%s%d : f32", w.next)
+	w.line("}) : (%s) -> %s", mat(r, c, "f32"), vec(c, "f32"))
+	w.next++
+	return name
+}
