@@ -53,6 +53,8 @@ const (
 	dkPrograms                   = 1024
 )
 
+// excerpt: depthwise-triton
+
 // depthwiseTritonForward makes y (DepthwiseConv's convolution node, which keeps its place in the graph and its
 // registered gradient) compute with the forward kernel: its backend value becomes the kernel's, and XLA drops the
 // convolution as dead code.
@@ -71,6 +73,8 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, stats bool) {
 	bnSums.Store(key, [2]*Node{Slice(sums, AxisElem(0)), Slice(sums, AxisElem(1))})
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { bnSums.Delete(k) }, key)
 }
+
+// excerpt end
 
 // bnSums maps a depthwise output computed by the stats kernel (weak.Pointer[Node]) to its batch-norm sums
 // [2]*Node{Σy, Σy²}, each [1, C] float32; batchNorm takes them instead of reducing y again.

@@ -90,6 +90,8 @@ func Call(k Kernel, out shapes.Shape, inputs ...*Node) *Node {
 	return CallMulti(k, []shapes.Shape{out}, inputs...)[0]
 }
 
+// excerpt: triton-call
+
 // CallMulti runs k on inputs and returns its outputs, of shapes outs (the kernel's pointer arguments: inputs,
 // then outputs). The nodes carry no gradient: callers that need one attach it (see mobilenet's depthwise VJP),
 // or hand the value to a node that has one with Replace.
@@ -118,6 +120,8 @@ func CallMulti(k Kernel, outs []shapes.Shape, inputs ...*Node) []*Node {
 	}
 	return nodes
 }
+
+// excerpt end
 
 // Replace makes node compute value's result: node keeps its place in the graph (its inputs, hence its gradient),
 // while its backend value becomes value's, and XLA drops node's own computation as dead code. It is how a kernel
