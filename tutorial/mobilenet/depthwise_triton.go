@@ -139,7 +139,7 @@ func (t pixelTiling) pixels(w *ttWriter, i string, rowScale int) (row, col, img,
 	rng := w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", t.bp, vP)
 	if t.tw == 0 {
 		p := w.op("arith.addi %s, %s : %s", w.op("tt.splat %s : i32 -> %s", w.bin("muli", i, t.bp, "i32"), vP), rng, vP)
-		mask = w.cmp("slt", p, t.n*t.h*t.w, vP, "")
+		mask = w.cmp("slt", p, t.n*t.h*t.w, vP)
 		col = w.bin("remsi", p, t.w, vP)
 		row = w.bin("remsi", w.bin("divsi", p, t.w, vP), t.h, vP)
 		img = w.bin("muli", w.bin("divsi", p, t.w*t.h, vP), rowScale, vP)
@@ -155,7 +155,7 @@ func (t pixelTiling) pixels(w *ttWriter, i string, rowScale int) (row, col, img,
 	row = w.op("arith.addi %s, %s : %s", splat(r0), w.bin("divsi", rng, t.tw, vP), vP)
 	col = w.op("arith.addi %s, %s : %s", splat(c0), w.bin("remsi", rng, t.tw, vP), vP)
 	img = splat(w.bin("muli", n, rowScale, "i32"))
-	mask = w.cmp("slt", splat(n), t.n, vP, "") // all true within the grid; loop tails past it are masked
+	mask = w.cmp("slt", splat(n), t.n, vP) // all true within the grid; loop tails past it are masked
 	return
 }
 
@@ -178,7 +178,7 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 	shape := fmt.Sprintf("%dx%d", bp, bc)
 	tiling := newTiling(g.N, dH, dW, bp)
 	c := w.blockRange("y", bc)
-	cm := w.cmp("slt", c, g.C, vC, "")
+	cm := w.cmp("slt", c, g.C, vC)
 	row, col, img, pm := tiling.pixels(w, w.op("tt.get_program_id x : i32"), sH) // img: n·sH
 	dImg := w.bin("muli", w.bin("divsi", img, sH, vP), dH, vP)                   // n·dH
 	cTile, cmTile := w.cols(c, bp, bc, "i32"), w.cols(cm, bp, bc, "i1")
@@ -189,17 +189,17 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 	coord := func(pos string, t, limit int, m string) (string, string) {
 		if !grad { // r = pos·s + t − 1
 			r := w.bin("addi", w.bin("muli", pos, g.S, vP), t-1, vP)
-			m = w.bin("andi", m, w.cmp("sge", r, 0, vP, ""), vec(bp, "i1"))
-			return r, w.bin("andi", m, w.cmp("slt", r, limit, vP, ""), vec(bp, "i1"))
+			m = w.bin("andi", m, w.cmp("sge", r, 0, vP), vec(bp, "i1"))
+			return r, w.bin("andi", m, w.cmp("slt", r, limit, vP), vec(bp, "i1"))
 		}
 		tr := w.bin("subi", w.bin("addi", pos, 1, vP), t, vP) // pos + 1 − t = r·s
-		m = w.bin("andi", m, w.cmp("sge", tr, 0, vP, ""), vec(bp, "i1"))
+		m = w.bin("andi", m, w.cmp("sge", tr, 0, vP), vec(bp, "i1"))
 		r := tr
 		if g.S > 1 {
-			m = w.bin("andi", m, w.cmp("eq", w.bin("remsi", tr, g.S, vP), 0, vP, ""), vec(bp, "i1"))
+			m = w.bin("andi", m, w.cmp("eq", w.bin("remsi", tr, g.S, vP), 0, vP), vec(bp, "i1"))
 			r = w.bin("divsi", tr, g.S, vP)
 		}
-		return r, w.bin("andi", m, w.cmp("slt", r, limit, vP, ""), vec(bp, "i1"))
+		return r, w.bin("andi", m, w.cmp("slt", r, limit, vP), vec(bp, "i1"))
 	}
 	for kh := range 3 {
 		r, mr := coord(row, kh, sH, pm)
@@ -247,7 +247,7 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 	shape, fT := fmt.Sprintf("%dx%d", bp, bc), mat(bp, bc, "f32")
 	split := w.op("tt.get_program_id x : i32")
 	c := w.blockRange("y", bc)
-	cm := w.cmp("slt", c, g.C, vC, "")
+	cm := w.cmp("slt", c, g.C, vC)
 	cTile, cmTile := w.cols(c, bp, bc, "i32"), w.cols(cm, bp, bc, "i1")
 	tiling := newTiling(g.N, g.HO, g.WO, bp)
 	zero, other := w.zeros(fT), w.zeros(mat(bp, bc, e))
@@ -271,11 +271,11 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 	var next []string
 	for kh := range 3 {
 		r := w.bin("addi", w.bin("muli", row, g.S, vP), kh-1, vP)
-		mr := w.bin("andi", w.bin("andi", pm, w.cmp("sge", r, 0, vP, ""), vec(bp, "i1")), w.cmp("slt", r, g.H, vP, ""), vec(bp, "i1"))
+		mr := w.bin("andi", w.bin("andi", pm, w.cmp("sge", r, 0, vP), vec(bp, "i1")), w.cmp("slt", r, g.H, vP), vec(bp, "i1"))
 		base := w.bin("muli", w.bin("addi", img, r, vP), g.W, vP)
 		for kw := range 3 {
 			q := w.bin("addi", w.bin("muli", col, g.S, vP), kw-1, vP)
-			m := w.bin("andi", w.bin("andi", mr, w.cmp("sge", q, 0, vP, ""), vec(bp, "i1")), w.cmp("slt", q, g.W, vP, ""), vec(bp, "i1"))
+			m := w.bin("andi", w.bin("andi", mr, w.cmp("sge", q, 0, vP), vec(bp, "i1")), w.cmp("slt", q, g.W, vP), vec(bp, "i1"))
 			off := w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", w.bin("addi", base, q, vP), g.C, vP), bp, bc, "i32"), cTile, mat(bp, bc, "i32"))
 			mask := w.op("arith.andi %s, %s : %s", w.rows(m, bp, bc, "i1"), cmTile, mat(bp, bc, "i1"))
 			x := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)

@@ -47,7 +47,7 @@ func (w *ttWriter) bin(name, a string, b any, t string) string {
 	}
 	return w.op("arith.%s %s, %s : %s", name, a, rhs, t)
 }
-func (w *ttWriter) cmp(pred, a string, b int, t, boolT string) string {
+func (w *ttWriter) cmp(pred, a string, b int, t string) string {
 	return w.op("arith.cmpi %s, %s, %s : %s", pred, a, w.fill(b, t), t)
 }
 
