@@ -43,6 +43,9 @@ import (
 //     The pure-Go backend implements batch_group_count with a different grouping than XLA (measured in this
 //     project), so there dK always takes the shifted form — the definition of the gradient, memory-bound but
 //     exact.
+//   - All three as hand-written Triton kernels (depthwise_triton.go), on XLA with a CUDA GPU only: as fast as
+//     cuDNN's, so the step is no faster (assets/gpu-runs/2026-12-05-h200-run45), but with no cuDNN depthwise
+//     plans to build, the first execution is seconds shorter.
 //
 // Every formulation is tested against numerical gradients in depthwise_test.go, on both backends.
 //
