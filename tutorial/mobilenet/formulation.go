@@ -63,6 +63,9 @@ var formulationKeys = []formulationKey{
 	{name: "stem", values: []string{"conv", "patches"},
 		get: func(c Config) string { return pick(c.StemPatches, "patches", "conv") },
 		set: func(c *Config, v string) error { c.StemPatches = v == "patches"; return nil }},
+	{name: "pointwise", values: []string{"conv", "dot"},
+		get: func(c Config) string { return pick(c.PointwiseDot, "dot", "conv") },
+		set: func(c *Config, v string) error { c.PointwiseDot = v == "dot"; return nil }},
 }
 
 var (

@@ -10,7 +10,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{},
 		{ReductionRow: 1024, MaskedReLU6: true},
 		{NormalizeFloat32: true, Depthwise: DepthwiseForm{Input: InputGradShifted, Kernel: KernelGradShiftedProducts}, StemChannels: 8},
-		{StemPatches: true, ReductionRow: 256},
+		{StemPatches: true, ReductionRow: 256, PointwiseDot: true},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradBatchGroup}},
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
 	} {

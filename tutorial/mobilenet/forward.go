@@ -45,7 +45,7 @@ func (m *Model) Forward(pass Pass, x *Node) Output {
 	for _, b := range m.blocks {
 		x = f.invertedResidual(x, b)
 	}
-	x = f.convBNReLU(x, m.last, 1)
+	x = f.convBNReLU(x, m.last)
 	// Global average pool, accumulated in float32.
 	x = ReduceMean(ConvertDType(x, accumulation(x.DType())), 1, 2)
 	if pass.Train && m.Dropout > 0 {
@@ -74,9 +74,34 @@ func convolve(x, kernel *Node, stride int) *Node {
 	return Convolve(x, kernel).StridePerAxis(stride, stride).PaddingPerDim([][2]int{{pad, pad}, {pad, pad}}).Done()
 }
 
-// convBNReLU is the last layer: conv, batch norm, ReLU6. i is the kernel index; its batch norm follows.
-func (f *forward) convBNReLU(x *Node, i, stride int) *Node {
-	return f.relu6(f.batchNorm(f.conv(x, i, stride), i+1))
+// pointwise is a 1×1 convolution with kernel i, as a convolution or, with Config.PointwiseDot, as the matrix
+// product it is: pixels [B·H·W, Cin] times the kernel as [Cin, Cout]. Why the second form: XLA gives a
+// convolution to cuDNN and a matrix product to cuBLAS (or its own GEMM kernels). cuDNN's calls cannot be captured
+// in XLA's command buffers (CUDA graphs) and build their plans in a program's first execution; with the
+// depthwise convolutions as Triton kernels and the stem as patches, this leaves no cuDNN call in a step.
+func (f *forward) pointwise(x *Node, i int) *Node {
+	if !f.m.PointwiseDot {
+		return f.conv(x, i, 1)
+	}
+	return pointwiseDot(x, f.kernel(i))
+}
+
+// excerpt: pointwise-dot
+
+// pointwiseDot is convolve(x, k, 1) for a 1×1 kernel k [1, 1, Cin, Cout] and x [B, H, W, Cin] in NHWC: the pixels
+// are already the rows of a [B·H·W, Cin] matrix, so both reshapes are free.
+func pointwiseDot(x, k *Node) *Node {
+	b, h, w, cIn := x.Shape().Dim(0), x.Shape().Dim(1), x.Shape().Dim(2), x.Shape().Dim(3)
+	cOut := k.Shape().Dim(3)
+	y := MatMul(Reshape(x, b*h*w, cIn), Reshape(k, cIn, cOut))
+	return Reshape(y, b, h, w, cOut)
+}
+
+// excerpt end
+
+// convBNReLU is the last layer: a 1×1 conv, batch norm, ReLU6. i is the kernel index; its batch norm follows.
+func (f *forward) convBNReLU(x *Node, i int) *Node {
+	return f.relu6(f.batchNorm(f.pointwise(x, i), i+1))
 }
 
 func (f *forward) relu6(x *Node) *Node {
@@ -90,12 +115,12 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 	i := b.first
 	y := x
 	if b.expand {
-		y = f.relu6(f.batchNorm(f.conv(y, i, 1), i+1))
+		y = f.relu6(f.batchNorm(f.pointwise(y, i), i+1))
 		i += 5
 	}
 	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1))
 	i += 5
-	y = f.batchNorm(f.conv(y, i, 1), i+1)
+	y = f.batchNorm(f.pointwise(y, i), i+1)
 	if b.residual {
 		y = Add(x, y)
 	}

@@ -18,8 +18,8 @@ func TestWholeModelGradient(t *testing.T) {
 	for _, cfg := range []Config{{},
 		// the ladder's last step
 		{ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true, StemChannels: 8},
-		// the stem as a matrix product over patches (stem.go)
-		{ReductionRow: 64, MaskedReLU6: true, StemPatches: true},
+		// the stem as a matrix product over patches (stem.go), the 1×1 convolutions as matrix products (forward.go)
+		{ReductionRow: 64, MaskedReLU6: true, StemPatches: true, PointwiseDot: true},
 		// the experiments (-model)
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted, Input: InputGradShifted, Kernel: KernelGradShiftedProducts}},
 	} {
