@@ -34,9 +34,9 @@ v() { # name, batch, extra formulation, [extra XLA flags]
 }
 # On an H100 run26's cache is foreign: the first process autotunes the whole step (~100 s), the second the GEMMs.
 TO=240 v base-a 128 ""
-v alldot-a 128 "$T$D"
+TO=150 v alldot-a 128 "$T$D"
 v alldotcb-a 128 "$T$D" "$CB"
-TO=150 v dot-a 128 "$D"
+v dot-a 128 "$D"
 v base-b 128 ""
 v alldotcb-b 128 "$T$D" "$CB"
 v alldot-b 128 "$T$D"
