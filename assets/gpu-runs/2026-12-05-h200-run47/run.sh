@@ -14,6 +14,7 @@
 cd "$(dirname "$0")/../../.."
 gunzip -c gpu/trainopt.gz > /tmp/trainopt; chmod +x /tmp/trainopt
 . gpu/jax-cuda-env.sh
+LIMIT=${LIMIT:-470} # seconds for the whole call
 W=/tmp/w47; mkdir -p $W/go $W/prof /tmp/trainopt-cache
 cp assets/gpu-runs/2026-12-04-h200-run26/xla-autotune.pb /tmp/trainopt-cache/
 export TRAINOPT_AUTOTUNE_CACHE=/tmp/trainopt-cache/xla-autotune.pb TRAINOPT_EXECUTABLE_CACHE=/tmp/trainopt-exe
@@ -27,7 +28,7 @@ T=",dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton"
 D=",pointwise=dot"
 CB="--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CUBLASLT,CUSTOM_CALL,WHILE,CONDITIONAL --xla_gpu_graph_min_graph_size=1"
 v() { # name, batch, extra formulation, [extra XLA flags]
-  local left=$(( 470 - SECONDS )); [ $left -lt 40 ] && { log "$1 skipped (time)"; return; }
+  local left=$(( LIMIT - SECONDS )); [ $left -lt 40 ] && { log "$1 skipped (time)"; return; }
   local cap=${TO:-100}
   XLA_FLAGS="$XLA_FLAGS $4" timeout $(( cap < left ? cap : left )) /tmp/trainopt ladder -steps 12 -batches $2 -warmup 50 -timed 400 -k 50 -model $P$3 -out $W/go/$1 > $W/go/$1.log 2>&1
   log "$1 [b=$2 $P$3 fast=${TRAINOPT_FAST_START:-off} $4] rc=$? $(sps $W/go/$1.log) $(grep -o 'FAILED.*\|panic.*' $W/go/$1.log | head -1 | cut -c1-600)"
@@ -42,7 +43,7 @@ v alldotcb-b 128 "$T$D" "$CB"
 v alldot-b 128 "$T$D"
 v all-a 128 "$T"
 TRAINOPT_FAST_START=on v fast-a 128 ""
-[ $SECONDS -lt 400 ] && timeout 70 /tmp/trainopt profile -step 12@128 -k 50 -model $P$T$D -warmup 50 -timed 50 -capture 50 -out $W/prof > $W/go/profile.log 2>&1
+[ $SECONDS -lt $(( LIMIT - 70 )) ] && timeout 70 /tmp/trainopt profile -step 12@128 -k 50 -model $P$T$D -warmup 50 -timed 50 -capture 50 -out $W/prof > $W/go/profile.log 2>&1
 log "profile rc=$? $(sps $W/go/profile.log)"
-[ $SECONDS -lt 440 ] && timeout 40 /tmp/trainopt ladder -steps 1,2 -warmup 10 -timed 100 -model ${T#,}$D -out $W/go/early > $W/go/early.log 2>&1
+[ $SECONDS -lt $(( LIMIT - 30 )) ] && timeout 30 /tmp/trainopt ladder -steps 1,2 -warmup 10 -timed 100 -model ${T#,}$D -out $W/go/early > $W/go/early.log 2>&1
 log "early rc=$? $(sps $W/go/early.log) $(grep -o 'FAILED.*\|panic.*' $W/go/early.log | head -1 | cut -c1-600)"
