@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 	"github.com/gomlx-tutorials/trainopt/tutorial/train"
 )
 
@@ -35,9 +36,9 @@ func (p *Params) RegisterFlags(fs *flag.FlagSet) {
 }
 
 // FormulationUsage is the -model flag's help: an experiment applied on top of every selected step.
-const FormulationUsage = "an experiment: a model formulation applied on top of every selected step, " +
-	"e.g. dw-kernel-grad=shifted,stem-channels=8 (keys: reduction-row, relu6, bn, bn-sums, dw-forward, " +
-	"dw-input-grad, dw-kernel-grad, stem-channels, stem, pointwise; and the step's state=flat, with -k > 1)"
+var FormulationUsage = "an experiment: a model formulation applied on top of every selected step, " +
+	"e.g. dw-kernel-grad=shifted,stem-channels=8 (keys: " + strings.Join(mobilenet.FormulationKeys(), ", ") +
+	"; and the step's state=flat, with -k > 1)"
 
 // RegisterFlags registers the measurement's flags on fs: -warmup and -timed.
 func (o *Options) RegisterFlags(fs *flag.FlagSet) {

@@ -136,6 +136,16 @@ func (c *Config) SetFormulation(text string) error {
 	return nil
 }
 
+// FormulationKeys are the names of the text form's settings, in order: help texts list them from here, so a new
+// setting cannot be missing there.
+func FormulationKeys() []string {
+	names := make([]string, len(formulationKeys))
+	for i, k := range formulationKeys {
+		names[i] = k.name
+	}
+	return names
+}
+
 func formulationKeyList() string {
 	var names []string
 	for _, k := range formulationKeys {
