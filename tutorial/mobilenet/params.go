@@ -47,9 +47,9 @@ type Config struct {
 	// (stem.go): faster on a GPU, at the price of keeping the patches (2.7 times the image) for the backward pass.
 	// It takes precedence over StemChannels.
 	StemPatches bool
-	// PointwiseDot computes the 1×1 convolutions (expansions, projections, the last layer: 34 of the 52 convolutions) as matrix
-	// products over the channel axis (forward.go) instead of convolutions: the same numbers up to summation order,
-	// GEMMs instead of cuDNN calls on a GPU.
+	// PointwiseDot computes the 1×1 convolutions (expansions, projections, the last layer: 34 of the 52
+	// convolutions) as matrix products over the channel axis (forward.go) instead of convolutions: the same numbers
+	// up to summation order, GEMMs instead of cuDNN calls on a GPU.
 	PointwiseDot bool
 }
 
