@@ -357,6 +357,7 @@ func (f *ladderFlags) setup(cmd, ids string) (choice *backend.Choice, steps []la
 		}
 	}
 	opt.Progress = os.Stderr
+	opt.FastStart = choice.FastStartKernels() // TRAINOPT_FAST_START=on: the Triton depthwise kernels
 	if trainSet, _, err = loadData(f.dataDir, false, nTrain, 100); err != nil {
 		return
 	}

@@ -61,7 +61,7 @@ func cmdTrain(args []string) error {
 	step.ID, step.Name, step.Why = ladder.StepID{Rung: "train"}, fmt.Sprintf("%s batch %d, %s", cfg.Precision, cfg.Batch, cfg.Input), ""
 	p := cfg.Precision
 	var accuracy float64 = -1
-	opt := ladder.Options{Warmup: *warmup, Steps: *steps, Progress: os.Stderr,
+	opt := ladder.Options{Warmup: *warmup, Steps: *steps, Progress: os.Stderr, FastStart: choice.FastStartKernels(),
 		OnTrainer: func(_ ladder.Config, tr *train.Trainer, _ *ladder.Result) {
 			if *evalN > 0 {
 				n := min(*evalN, testSet.Len())

@@ -34,9 +34,10 @@ func NewSession() (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every cell is a new process: fast start (conv fusion, cuDNN plans in the cached executable) makes a warm
-	// first call ~2 s instead of ~12 s, for a slightly slower step (README, "Executable cache and fast start").
-	// TRAINOPT_FAST_START=off in the notebook server's environment keeps the ladder's own step.
+	// Every cell is a new process: fast start (the depthwise convolutions by Triton kernels, so no cuDNN plans to
+	// build at run time) makes a warm first call 1–2 s instead of ~12 s, for a step up to 4% slower (README,
+	// "Executable cache and fast start"). TRAINOPT_FAST_START=off in the notebook server's environment keeps
+	// the ladder's own step.
 	if _, set := os.LookupEnv(backend.FastStartEnv); !set {
 		_ = os.Setenv(backend.FastStartEnv, "on")
 	}
@@ -57,6 +58,7 @@ func NewSession() (*Session, error) {
 	}
 	s.Steps = ladder.Plan(p, s.Smoke)
 	s.Options = ladder.DefaultOptions()
+	s.Options.FastStart = choice.FastStartKernels()
 	if s.Smoke {
 		s.Options = ladder.SmokeOptions() // enough steps to see the loss fall
 		s.NTrain = ladder.SmokeTrainImages

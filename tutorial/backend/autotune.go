@@ -24,8 +24,9 @@ package backend
 // before its first Execute since run17), warm compiles take 4–10 s and first executions 5–17 s. cuDNN's API log of
 // one (assets/gpu-runs/2026-12-03-h200-run17) puts 10.8 s of it in finalizing the execution plans of the 51
 // depthwise convolutions, whose engines cuDNN 9.19 compiles at run time with NVRTC (0.15–0.38 s each); XLA keeps
-// those plans neither in this cache nor in a serialized executable. Only with conv fusion (fast-start mode,
-// executables_plan.go) does XLA build cuDNN graphs while compiling, at the cost of a slower step.
+// those plans neither in this cache nor in a serialized executable. Fast-start mode (executables_plan.go) avoids
+// them: the depthwise convolutions by Triton kernels (no plans), or conv fusion (cuDNN graphs built while
+// compiling, for a slower step).
 // Excluding the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) cut the first call to 7.5–10.3 s but the step
 // ran 2.6–11× slower (…-run18, …-run19): they stay.
 //

@@ -35,6 +35,10 @@ type Choice struct {
 	ExecutableCache *ExecutableCache
 }
 
+// FastStartKernels says whether fast-start mode wants the model's depthwise convolutions by the Triton kernels
+// ([FastStartKernels]; for ladder.Options.FastStart).
+func (c *Choice) FastStartKernels() bool { return c.Plan.FastStart == FastStartKernels }
+
 // String is the one-line explanation, e.g.
 //
 //	backend: xla:cuda (plugin /…/xla_cuda_plugin.so) on NVIDIA H200 — found pip's jax-cuda13-pjrt plugin; GOMLX_BACKEND not set

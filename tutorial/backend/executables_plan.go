@@ -6,12 +6,28 @@ import (
 	"strings"
 )
 
-// FastStartEnv = "on" adds [ConvFusionFlag] to XLA_FLAGS: cuDNN builds its convolution plans while XLA
-// compiles, so they travel in the serialized executable and the first execution of a cached program takes
-// about a second instead of ~14 s (plans built at run time for every depthwise convolution). The cost is a
-// slower step (7–13% on the H200 for MobileNetV2; see assets/gpu-runs), so it suits a notebook cell, which is a new
-// process every time, and not the ladder's timed figures.
+// FastStartEnv chooses fast-start mode ([FastStartMode]): "on" (the notebooks' default, every cell being a new
+// process) or "kernels", "conv-fusion", or "off" (the default elsewhere). A cached executable removes the compile
+// from a new process's first call but not its first execution, where cuDNN builds an execution plan for every
+// depthwise convolution at run time (~10 s on the H200 for MobileNetV2). Fast start removes that too, at some cost
+// to the step, so the ladder's timed figures leave it off.
 const FastStartEnv = "TRAINOPT_FAST_START"
+
+// FastStartMode is how fast-start mode avoids cuDNN's run-time plans.
+type FastStartMode string
+
+const (
+	FastStartOff FastStartMode = ""
+	// FastStartKernels ("on") has the model compute its depthwise convolutions with the project's Triton kernels
+	// (mobilenet's dw-*=triton formulations), so there are no depthwise plans to build: a warm first call of
+	// 1.0–1.8 s on the H200 for a step 0–4% slower (assets/gpu-runs/2026-12-05-h200-run48/). The backend only
+	// records the choice; the ladder applies it (ladder.Options.FastStart). CUDA XLA only.
+	FastStartKernels FastStartMode = "kernels"
+	// FastStartConvFusion adds [ConvFusionFlag]: cuDNN builds its plans while XLA compiles, and they travel in the
+	// serialized executable. It was the first fast start; it costs 5–33% of the step (run48) and is kept to
+	// compare.
+	FastStartConvFusion FastStartMode = "conv-fusion"
+)
 
 // ConvFusionFlag lets XLA fuse convolutions into cuDNN graphs it compiles ahead of the run.
 const ConvFusionFlag = "--xla_gpu_experimental_enable_conv_fusion"
@@ -38,21 +54,25 @@ func (p *Plan) executableCache(env Env, pluginPath string) {
 	p.ExecutableCache = dir
 }
 
-// fastStart returns the XLA flag fast-start mode adds (none when off or when XLA_FLAGS already decides).
+// fastStart records fast-start mode in p.FastStart and returns the XLA flag it adds (none unless conv fusion,
+// and none when XLA_FLAGS already decides conv fusion).
 func (p *Plan) fastStart(env Env, existingFlags string) []string {
 	switch v := strings.ToLower(env.Getenv(FastStartEnv)); v {
 	case "", "off", "0", "false":
 		return nil
-	case "on", "1", "true":
+	case "on", "1", "true", string(FastStartKernels):
+		p.FastStart = FastStartKernels
+		return nil
+	case string(FastStartConvFusion):
 	default:
-		p.note("%s=%q is neither on nor off: fast start stays off", FastStartEnv, v)
+		p.note("%s=%q is not on, kernels, conv-fusion or off: fast start stays off", FastStartEnv, v)
 		return nil
 	}
 	if HasXLAFlag(existingFlags, ConvFusionFlag) {
 		p.note("XLA_FLAGS already sets %s: kept as is", ConvFusionFlag)
 		return nil
 	}
-	p.FastStart = true
+	p.FastStart = FastStartConvFusion
 	return []string{ConvFusionFlag + "=true"}
 }
 

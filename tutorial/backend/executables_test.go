@@ -212,23 +212,36 @@ func TestExecutableCachePlan(t *testing.T) {
 		t.Errorf("pure Go backend got an executable cache %q", p.ExecutableCache)
 	}
 
-	// Fast start adds conv fusion once, keeps the user's own setting and says so on a bad value.
-	p = plan(FastStartEnv, "on")
-	if flags, _ := envVar(p, "XLA_FLAGS"); !p.FastStart || !strings.Contains(flags, ConvFusionFlag+"=true") {
-		t.Errorf("fast start on: FastStart %v, XLA_FLAGS %q", p.FastStart, flags)
+	// Fast start "on" picks the Triton kernels and adds no flag; conv-fusion adds the flag once, keeps the user's
+	// own setting; a bad value is said and leaves it off.
+	for _, on := range []string{"on", "ON", "1", "kernels"} {
+		p = plan(FastStartEnv, on)
+		if flags, _ := envVar(p, "XLA_FLAGS"); p.FastStart != FastStartKernels || strings.Contains(flags, ConvFusionFlag) {
+			t.Errorf("fast start %q: FastStart %q, XLA_FLAGS %q", on, p.FastStart, flags)
+		}
 	}
-	if c := newChoice(p, nil, nil); !strings.Contains(c.String(), "fast start") {
-		t.Errorf("Choice line does not say fast start: %s", c)
+	if c := newChoice(plan(FastStartEnv, "on"), nil, nil); !strings.Contains(c.String(), "fast start (depthwise convolutions by Triton kernels") {
+		t.Errorf("Choice line does not say fast start's kernels: %s", c)
 	}
-	p = plan(FastStartEnv, "on", "XLA_FLAGS", ConvFusionFlag+"=false")
-	if flags, _ := envVar(p, "XLA_FLAGS"); p.FastStart || strings.Count(flags, ConvFusionFlag) != 1 {
-		t.Errorf("user's conv fusion flag: FastStart %v, XLA_FLAGS %q", p.FastStart, flags)
+	p = plan(FastStartEnv, "conv-fusion")
+	if flags, _ := envVar(p, "XLA_FLAGS"); p.FastStart != FastStartConvFusion || strings.Count(flags, ConvFusionFlag+"=true") != 1 {
+		t.Errorf("fast start conv-fusion: FastStart %q, XLA_FLAGS %q", p.FastStart, flags)
+	}
+	if c := newChoice(p, nil, nil); !strings.Contains(c.String(), "fast start ("+ConvFusionFlag) {
+		t.Errorf("Choice line does not say conv fusion: %s", c)
+	}
+	p = plan(FastStartEnv, "conv-fusion", "XLA_FLAGS", ConvFusionFlag+"=false")
+	if flags, _ := envVar(p, "XLA_FLAGS"); p.FastStart != FastStartOff || strings.Count(flags, ConvFusionFlag) != 1 {
+		t.Errorf("user's conv fusion flag: FastStart %q, XLA_FLAGS %q", p.FastStart, flags)
 	}
 	p = plan(FastStartEnv, "sometimes")
-	if p.FastStart || !strings.Contains(strings.Join(p.Notes, "\n"), "neither on nor off") {
-		t.Errorf("bad value: FastStart %v, notes %q", p.FastStart, p.Notes)
+	if p.FastStart != FastStartOff || !strings.Contains(strings.Join(p.Notes, "\n"), "not on, kernels, conv-fusion or off") {
+		t.Errorf("bad value: FastStart %q, notes %q", p.FastStart, p.Notes)
 	}
-	if p = plan(); p.FastStart {
+	if p = plan(); p.FastStart != FastStartOff {
 		t.Error("fast start on by default")
+	}
+	if p = plan("GOMLX_BACKEND", "go", FastStartEnv, "on"); p.FastStart != FastStartOff {
+		t.Errorf("pure Go backend in fast start: %q (the Triton kernels need XLA on a CUDA GPU)", p.FastStart)
 	}
 }

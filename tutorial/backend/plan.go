@@ -53,8 +53,9 @@ type Plan struct {
 	KernelCacheWarm bool
 	// ExecutableCache is the directory of serialized executables ("" if none; see executables.go).
 	ExecutableCache string
-	// FastStart is true when fast-start mode added conv fusion to XLA_FLAGS (see [FastStartEnv]).
-	FastStart bool
+	// FastStart is fast-start mode's choice ([FastStartEnv]; CUDA only): Triton depthwise kernels in the model,
+	// or conv fusion added to XLA_FLAGS.
+	FastStart FastStartMode
 	// GPU is what was found about NVIDIA GPUs.
 	GPU GPUInfo
 	// SetEnv lists the variables to set, in order, before creating the backend.
@@ -163,7 +164,7 @@ func (p *Plan) useXLA(env Env, pluginPath string, options []string) {
 //   - XLA_FLAGS with --xla_gpu_cuda_data_dir=<dir holding nvvm/libdevice/libdevice.10.bc>, existing flags
 //     kept, never duplicated (see CUDADataDirFlag);
 //   - XLA_FLAGS that save XLA's autotuning results to a file and load them in the next process (autotune.go);
-//   - the executable cache's directory and, in fast-start mode, conv fusion (executables_plan.go).
+//   - the executable cache's directory and fast-start mode, which may add conv fusion (executables_plan.go).
 func (p *Plan) cudaFixes(env Env, pluginPath string) {
 	if pluginPath != "" && !env.isDir(filepath.Join(filepath.Dir(filepath.Dir(pluginPath)), "nvidia")) {
 		if _, set := env.Lookup("GOPJRT_CUDA_CHECKS"); !set {

@@ -23,7 +23,10 @@ type Result struct {
 	// ReductionRow is the model's batch-norm row width (step 11 on; 0: the plain form).
 	ReductionRow int `json:"reduction_row,omitempty"`
 	// Formulation is how the model is computed, when it is not the plain form (mobilenet.Config.Formulation).
-	Formulation   string  `json:"formulation,omitempty"`
+	Formulation string `json:"formulation,omitempty"`
+	// FastStart: fast-start mode ran the step with the Triton depthwise kernels ([Config.WithFastStart]; they
+	// are in Formulation too): a first call of seconds, a step up to 4% slower than the rung's own on the H200.
+	FastStart     bool    `json:"fast_start,omitempty"`
 	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
 	StepMedianMs  float64 `json:"step_median_ms"`
 	StepP10Ms     float64 `json:"step_p10_ms"`

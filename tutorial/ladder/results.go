@@ -236,8 +236,12 @@ func (f *File) Tables() string {
 		case r.CompileS > 0:
 			first += fmt.Sprintf(" (%.1f + %.1f)", r.CompileS, r.FirstExecutionS())
 		}
+		name := r.Name
+		if r.FastStart {
+			name += " *(fast start: depthwise by Triton kernels)*"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %.1f (%.1f–%.1f) | %.1f | %.1f | %.1f | %.1f | %s | %s | %.3f→%.3f |\n",
-			r.ID, r.Name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
+			r.ID, name, r.Batch, r.SamplesPerSec, ratio, r.StepMedianMs, r.StepP10Ms, r.StepP90Ms,
 			r.DataWaitMs, r.TransferMs, r.ComputeMs, r.OtherMs, first, f.memoryWords(i), r.LossFirst, r.LossLast)
 	}
 	b.WriteString("\nMemory GB: XLA's compiled plan of the step (arguments + outputs − donated + temporaries), then, " +
@@ -245,7 +249,8 @@ func (f *File) Tables() string {
 		"set it, so it is not this step's.\n")
 	if slices.ContainsFunc(f.Results, func(r Result) bool { return r.CompileS > 0 }) {
 		b.WriteString("First call s: compile + first execution where both were timed; on the GPU the first execution " +
-			"builds cuDNN's execution plans, which only fast-start mode carries to the next process (in the executable cache).\n")
+			"builds cuDNN's execution plans (seconds for the depthwise convolutions), which fast-start mode avoids " +
+			"(TRAINOPT_FAST_START=on: the depthwise convolutions by Triton kernels).\n")
 	}
 	if len(f.Reference) > 0 {
 		b.WriteString("\nPyTorch and JAX, same machine, same device call, beside Go's step of the same number for the " +

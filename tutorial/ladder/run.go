@@ -38,6 +38,9 @@ type Options struct {
 	// OnTrainer, if set, is called with each step's trainer after its timed window (memory statistics,
 	// profiling).
 	OnTrainer func(Config, *train.Trainer, *Result)
+	// FastStart runs every step as fast-start mode does ([Config.WithFastStart]): set it from the backend's
+	// choice (backend.Choice.FastStartKernels), since the kernels need XLA on a CUDA GPU.
+	FastStart bool
 }
 
 // DefaultOptions are the measurement the README reports: 10 warm-up steps, then 60 timed ones.
@@ -50,7 +53,12 @@ func SmokeOptions() Options { return Options{Warmup: 3, Steps: 25} }
 // input, then train.Loop does the first (compiling) call, the warm-up and the timed window, and the result is
 // what they measured.
 func Run(backend compute.Backend, c Config, set *cifar.Set, opt Options) (res Result, err error) {
+	var fast bool
+	if opt.FastStart {
+		c, fast = c.WithFastStart()
+	}
 	res = c.result()
+	res.FastStart = fast
 	logf := func(format string, args ...any) {
 		if opt.Progress != nil {
 			fmt.Fprintf(opt.Progress, format, args...)

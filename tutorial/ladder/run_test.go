@@ -1,11 +1,13 @@
 package ladder
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/gobackend"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/cifar"
+	"github.com/gomlx-tutorials/trainopt/tutorial/mobilenet"
 )
 
 // TestRunReusesTrainers: rungs 4 and 5 differ only on the host, so with a cache the second reuses the first's
@@ -36,5 +38,39 @@ func TestRunReusesTrainers(t *testing.T) {
 	opt.Trainers.KeepOnly(Rung(8).Smoke().TrainerKey())
 	if len(opt.Trainers.m) != 0 {
 		t.Errorf("KeepOnly(another program) left %d trainers", len(opt.Trainers.m))
+	}
+}
+
+// TestFastStart: fast-start mode gives a rung the Triton depthwise kernels and keeps its ID; a depthwise
+// formulation chosen on purpose wins; Run records it, and on a backend without a CUDA GPU the step fails saying
+// why instead of running something else.
+func TestFastStart(t *testing.T) {
+	c := Rung(12)
+	fast, changed := c.WithFastStart()
+	if !changed || fast.Model.Depthwise != mobilenet.TritonDepthwise() || fast.ID != c.ID {
+		t.Errorf("rung 12 in fast start: changed %v, depthwise %+v, ID %s", changed, fast.Model.Depthwise, fast.ID)
+	}
+	if got := fast.Formulation(); !strings.Contains(got, "dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton") {
+		t.Errorf("fast start's formulation %q does not name the kernels", got)
+	}
+	chosen, err := c.WithFormulation("dw-input-grad=shifted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, changed := chosen.WithFastStart(); changed || kept != chosen {
+		t.Errorf("fast start changed a chosen depthwise formulation: %+v", kept.Model.Depthwise)
+	}
+
+	backend, err := gobackend.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := cifar.Synthetic(32, 10, 1)
+	res, err := Run(backend, Rung(1).Smoke(), set, Options{Warmup: 0, Steps: 1, FastStart: true})
+	if err == nil || !strings.Contains(err.Error(), "CUDA GPU") {
+		t.Errorf("fast start on the pure-Go backend: err %v, want one that names the CUDA GPU the kernels need", err)
+	}
+	if !res.FastStart || !strings.Contains(res.Formulation, "dw-forward=triton") || res.ID != "1" {
+		t.Errorf("result: FastStart %v, formulation %q, ID %q", res.FastStart, res.Formulation, res.ID)
 	}
 }

@@ -45,7 +45,8 @@ import (
 //     exact.
 //   - All three as hand-written Triton kernels (depthwise_triton.go), on XLA with a CUDA GPU only: as fast as
 //     cuDNN's, so the step is no faster (assets/gpu-runs/2026-12-05-h200-run45), but with no cuDNN depthwise
-//     plans to build, the first execution is seconds shorter.
+//     plans to build, the first execution is seconds shorter — which is what fast-start mode uses them for
+//     (TritonDepthwise).
 //
 // Every formulation is tested against numerical gradients in depthwise_test.go, on both backends.
 //
@@ -54,6 +55,12 @@ import (
 // ConvGeneral uses our formulation for the nodes it finds there and GoMLX's own for every other convolution.
 // (GoMLX keeps a node's convolution parameters private, and IdentityWithCustomGradient only covers one input.)
 // The shifted forward has no convolution node; depthwiseShiftedForward explains how it gets its gradient.
+
+// TritonDepthwise is the forward pass and both gradients by the Triton kernels: a step with no cuDNN depthwise
+// plan, none to build at run time in a new process (fast-start mode; XLA with a CUDA GPU only).
+func TritonDepthwise() DepthwiseForm {
+	return DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton}
+}
 
 // DepthwiseForm selects how a depthwise convolution and its two gradients are computed. The zero value is the
 // default: three convolutions (KernelGradAuto for dK).
