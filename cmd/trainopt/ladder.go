@@ -80,7 +80,8 @@ func cmdLadder(args []string) error {
 		if opt.Trainers != nil {
 			// Only consecutive steps share a program (4, 5, 5b, 6): free the others' device memory first, so
 			// that the allocator's peak reads as this step's.
-			opt.Trainers.KeepOnly(s.TrainerKey())
+			asRun, _ := opt.AsRun(s)
+			opt.Trainers.KeepOnly(asRun.TrainerKey())
 		}
 		if prof != nil {
 			prof.hook(&opt, s)

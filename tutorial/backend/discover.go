@@ -199,7 +199,7 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 	case FastStartKernels:
 		c.Reason += "; fast start (depthwise convolutions by Triton kernels: no cuDNN plans built at run time, step up to 4% slower)"
 	case FastStartConvFusion:
-		c.Reason += "; fast start (" + ConvFusionFlag + "=true: first execution ~1 s, step 5–33% slower)"
+		c.Reason += "; fast start (" + ConvFusionFlag + "=true: first execution ~1 s, step 5–35% slower)"
 	}
 	for _, w := range plan.Warnings {
 		c.Reason += "; WARNING: " + w

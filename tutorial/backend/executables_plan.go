@@ -24,7 +24,7 @@ const (
 	// records the choice; the ladder applies it (ladder.Options.FastStart). CUDA XLA only.
 	FastStartKernels FastStartMode = "kernels"
 	// FastStartConvFusion adds [ConvFusionFlag]: cuDNN builds its plans while XLA compiles, and they travel in the
-	// serialized executable. It was the first fast start; it costs 5–33% of the step (run48) and is kept to
+	// serialized executable. It was the first fast start; it costs 5–35% of the step (run48) and is kept to
 	// compare.
 	FastStartConvFusion FastStartMode = "conv-fusion"
 )

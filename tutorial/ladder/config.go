@@ -143,6 +143,8 @@ func (c Config) WithFormulation(text string) (Config, error) {
 	return c, nil
 }
 
+// excerpt: fast-start
+
 // WithFastStart is c as fast-start mode runs it (backend.FastStartKernels): its depthwise convolutions by the
 // Triton kernels (mobilenet.TritonDepthwise) where c leaves them to XLA's defaults, so that a new process's first
 // execution builds no cuDNN depthwise plans. A depthwise formulation chosen on purpose is kept. changed says
@@ -154,6 +156,8 @@ func (c Config) WithFastStart() (fast Config, changed bool) {
 	c.Model.Depthwise = mobilenet.TritonDepthwise()
 	return c, true
 }
+
+// excerpt end
 
 // The training step's formulation key: the K-step loop's state as tensors (the default) or packed flat.
 const (

@@ -43,6 +43,15 @@ type Options struct {
 	FastStart bool
 }
 
+// AsRun is c as Run runs it with these options (fast start applied, see [Config.WithFastStart]), and whether
+// that changed it: its TrainerKey is the one Run keeps in [Trainers].
+func (o Options) AsRun(c Config) (Config, bool) {
+	if !o.FastStart {
+		return c, false
+	}
+	return c.WithFastStart()
+}
+
 // DefaultOptions are the measurement the README reports: 10 warm-up steps, then 60 timed ones.
 func DefaultOptions() Options { return Options{Warmup: 10, Steps: 60} }
 
@@ -53,10 +62,7 @@ func SmokeOptions() Options { return Options{Warmup: 3, Steps: 25} }
 // input, then train.Loop does the first (compiling) call, the warm-up and the timed window, and the result is
 // what they measured.
 func Run(backend compute.Backend, c Config, set *cifar.Set, opt Options) (res Result, err error) {
-	var fast bool
-	if opt.FastStart {
-		c, fast = c.WithFastStart()
-	}
+	c, fast := opt.AsRun(c)
 	res = c.result()
 	res.FastStart = fast
 	logf := func(format string, args ...any) {

@@ -61,6 +61,18 @@ func TestFastStart(t *testing.T) {
 		t.Errorf("fast start changed a chosen depthwise formulation: %+v", kept.Model.Depthwise)
 	}
 
+	// Rungs 4 and 5 still share one program in fast start, under a key of their own: a caller that frees the
+	// other trainers must ask for the key Run uses (AsRun), or it frees the one rung 5 would reuse.
+	opt := Options{FastStart: true}
+	four, _ := opt.AsRun(Rung(4))
+	five, _ := opt.AsRun(Rung(5))
+	if four.TrainerKey() != five.TrainerKey() || four.TrainerKey() == Rung(4).TrainerKey() {
+		t.Error("AsRun: rungs 4 and 5 should share a key in fast start, different from the default mode's")
+	}
+	if same, changed := (Options{}).AsRun(Rung(4)); changed || same != Rung(4) {
+		t.Error("AsRun changed a configuration without fast start")
+	}
+
 	backend, err := gobackend.New("")
 	if err != nil {
 		t.Fatal(err)
