@@ -302,7 +302,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	f := &File{Conditions: artifact.Conditions{Date: "2026-12-02", GPU: "NVIDIA H200", Synthetic: true, ImageSize: 224},
 		Results: []Result{{ID: "1", SamplesPerSec: 900, Batch: 32, StepMedianMs: 35, StepP10Ms: 30, StepP90Ms: 40},
 			{ID: "6", SamplesPerSec: 6900, Batch: 128, StepMedianMs: 18, StepP10Ms: 17, StepP90Ms: 20,
-				FirstCallS: 20.8, CompileS: 6.6}}}
+				FirstCallS: 20.8, CompileS: 6.6, FastStart: true}}}
 	dir := t.TempDir()
 	jsonPath, mdPath, err := f.Write(dir)
 	if err != nil {
@@ -328,6 +328,9 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(md, "| 20.8 (6.6 + 14.2) |") || !strings.Contains(md, "First call s: compile + first execution") {
 		t.Errorf("markdown lacks the first call's compile/execution split:\n%s", md)
+	}
+	if !g.Results[1].FastStart || g.Results[0].FastStart || strings.Count(md, "fast start: depthwise by Triton kernels") != 1 {
+		t.Errorf("fast start lost in the round trip or not marked on its row only:\n%s", md)
 	}
 	_ = mdPath
 	if charts, err := f.WriteCharts(dir); err != nil || len(charts) != 2 {
