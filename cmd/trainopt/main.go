@@ -30,6 +30,13 @@ usage:
 
 Run "trainopt <command> -h" for a command's flags. The backend is chosen automatically (GOMLX_BACKEND wins; then a
 CUDA PJRT plugin; else the pure-Go CPU backend) and printed on the first line.
+
+On a GPU, these environment variables change how long a first call takes (README, "Compile time"):
+  TRAINOPT_AUTOTUNE_CACHE=off|FILE     XLA's autotuning results, kept across processes (default ~/.cache/trainopt/)
+  TRAINOPT_EXECUTABLE_CACHE=off|DIR    compiled programs, kept across processes (default beside the autotune cache)
+  TRAINOPT_FAST_START=on|conv-fusion   depthwise convolutions by Triton kernels: no cuDNN plans built at run time,
+                                       a warm first call of ~1 s for a step up to 4% slower (conv-fusion: the older
+                                       way, 5–35% slower). Off by default here; the notebooks turn it on.
 `
 
 // Exit codes.
