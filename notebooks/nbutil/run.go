@@ -58,7 +58,6 @@ func NewSession() (*Session, error) {
 	}
 	s.Steps = ladder.Plan(p, s.Smoke)
 	s.Options = ladder.DefaultOptions()
-	s.Options.FastStart = choice.FastStartKernels()
 	if s.Smoke {
 		s.Options = ladder.SmokeOptions() // enough steps to see the loss fall
 		s.NTrain = ladder.SmokeTrainImages
@@ -70,6 +69,7 @@ func NewSession() (*Session, error) {
 			"(whatever its name says), %d training images — this shows that each step runs and trains, NOT how fast it "+
 			"is; the GPU's recorded numbers are shown beside it", why, s.Steps[0].Model.Width, s.Steps[0].ImageSize, s.NTrain))
 	}
+	s.Options.FastStart = choice.FastStartKernels() // after the smoke options, which replace the whole value
 	if s.Options.Warmup, err = envInt(EnvWarmup, s.Options.Warmup); err != nil {
 		return nil, err
 	}
