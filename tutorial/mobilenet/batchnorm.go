@@ -20,14 +20,26 @@ import (
 // batchNorm normalises x [B,H,W,C] with the parameters starting at index i (γ, β, running mean, running var).
 // In training it uses the batch's statistics (biased variance) and records PyTorch's running-statistics update,
 // which uses the unbiased variance.
-func (f *forward) batchNorm(x *Node, i int) *Node {
+func (f *forward) batchNorm(x *Node, i int) *Node { return f.batchNormParts(x, i).y }
+
+// bnParts is one batch norm's output and the per-channel values it applied, for kernels that apply them
+// themselves (dw-prologue) and for a backward pass written by hand (depthwise_bn.go).
+type bnParts struct {
+	y            *Node   // the output, x's shape and dtype
+	scale, shift *Node   // [C]: y = x·scale + shift
+	mean, std    *Node   // [C] float32: the statistics used, std = √(variance + ε)
+	n            float64 // values per channel
+}
+
+// batchNormParts is batchNorm, returning the parts as well as the output.
+func (f *forward) batchNormParts(x *Node, i int) bnParts {
 	p := f.pass.Params
 	gamma, beta, runMean, runVar := p[i], p[i+1], p[i+2], p[i+3]
 	v := channelView{x: x, row: f.m.ReductionRow}
+	n := float64(x.Shape().Size() / x.Shape().Dim(-1))
 	var mean, variance *Node
 	if f.pass.Train {
 		xf := ConvertDType(x, accumulation(x.DType()))
-		n := float64(x.Shape().Size() / x.Shape().Dim(-1))
 		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
 		var sum, sumSq *Node
 		if f.m.JointSums {
@@ -53,15 +65,18 @@ func (f *forward) batchNorm(x *Node, i int) *Node {
 	} else {
 		mean, variance = runMean, runVar
 	}
-	scale := Div(gamma, Sqrt(AddScalar(variance, BatchNormEpsilon))) // GoMLX has no gradient for Rsqrt
+	std := Sqrt(AddScalar(variance, BatchNormEpsilon))
+	scale := Div(gamma, std) // GoMLX has no gradient for Rsqrt
 	shift := Sub(beta, Mul(mean, scale))
+	parts := bnParts{mean: mean, std: std, n: n}
 	if f.m.NormalizeFloat32 && x.DType() != accumulation(x.DType()) {
 		y := Add(Mul(ConvertDType(x, accumulation(x.DType())), v.broadcast(scale)), v.broadcast(shift))
-		return ConvertDType(y, x.DType())
+		parts.y, parts.scale, parts.shift = ConvertDType(y, x.DType()), scale, shift
+		return parts
 	}
-	scale = v.broadcast(ConvertDType(scale, x.DType()))
-	shift = v.broadcast(ConvertDType(shift, x.DType()))
-	return Add(Mul(x, scale), shift)
+	scale, shift = ConvertDType(scale, x.DType()), ConvertDType(shift, x.DType())
+	parts.y, parts.scale, parts.shift = Add(Mul(x, v.broadcast(scale)), v.broadcast(shift)), scale, shift
+	return parts
 }
 
 // channelView sums over and broadcasts along every axis of x [B,H,W,C] but the channels, either directly or through

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"weak"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
@@ -68,7 +69,26 @@ type DepthwiseForm struct {
 	Forward ForwardForm
 	Input   InputGradient
 	Kernel  KernelGradient
+	// Prologue is what the layer's kernels do with the batch norm and ReLU6 that make its input.
+	Prologue Prologue
 }
+
+// Prologue names how much of the batch norm and ReLU6 before a depthwise layer its Triton kernels take over. It
+// applies where the model marked the input (MarkBNReLU6) and a Triton kernel reads it.
+type Prologue int
+
+const (
+	// PrologueNone: the kernels read the activation XLA wrote.
+	PrologueNone Prologue = iota
+	// PrologueBNReLU6: the forward and dK kernels read the batch norm's input z and apply batch norm and ReLU6
+	// as they load it (dw-prologue=bn-relu6): the normalised activation, the largest tensor of each block, is
+	// neither written nor read again.
+	PrologueBNReLU6
+	// PrologueBNReLU6Backward: that, and batch norm's backward pass starts in the dx kernel
+	// (dw-prologue=bn-relu6-backward; depthwise_bn.go): it masks dx by ReLU6's gradient and sums what batch
+	// norm's gradient needs while the values are in registers, leaving one elementwise pass to make dz.
+	PrologueBNReLU6Backward
+)
 
 // ForwardForm names a formulation of the depthwise forward pass.
 type ForwardForm int
@@ -130,6 +150,42 @@ type depthwiseParams struct {
 	x, kernel *Node
 	stride    int
 	form      DepthwiseForm
+	pro       *bnPrologue // x's batch norm and ReLU6, for the Triton kernels (form.Prologue); nil when absent or unused
+}
+
+// bnPrologue says a depthwise input x is ReLU6(z·scale + shift), scale and shift being [C] float32; back is set
+// when the layer also starts the batch norm's backward pass (PrologueBNReLU6Backward).
+type bnPrologue struct {
+	z, scale, shift *Node
+	back            *bnBackward
+}
+
+var bnPrologues sync.Map // weak.Pointer[Node] (x) -> *bnPrologue
+
+// MarkBNReLU6 records that x = ReLU6(z·scale + shift) (batch norm in its affine form, then ReLU6; scale and shift
+// [C], any float dtype), so that a depthwise layer with a DepthwiseForm.Prologue reading x can have its Triton
+// kernels read z instead. x must be computed from z that way: the kernels trust it.
+func MarkBNReLU6(x, z, scale, shift *Node) { markBNReLU6(x, z, scale, shift, nil) }
+
+func markBNReLU6(x, z, scale, shift *Node, back *bnBackward) {
+	if !z.Shape().Equal(x.Shape()) || scale.Shape().Size() != x.Shape().Dim(-1) || shift.Shape().Size() != x.Shape().Dim(-1) {
+		exceptions.Panicf("MarkBNReLU6: z %s, scale %s, shift %s do not fit x %s", z.Shape(), scale.Shape(), shift.Shape(), x.Shape())
+	}
+	c := x.Shape().Dim(-1)
+	key := weak.Make(x)
+	bnPrologues.Store(key, &bnPrologue{z: z, scale: Reshape(ConvertDType(scale, dtypes.Float32), c),
+		shift: Reshape(ConvertDType(shift, dtypes.Float32), c), back: back})
+	runtime.AddCleanup(x, func(k weak.Pointer[Node]) { bnPrologues.Delete(k) }, key)
+}
+
+// inputs is what a Triton kernel reading x takes for it: x itself, or with a prologue z, then rest, then scale
+// and shift (the kernels' argument order), g.BN set to match.
+func (p *bnPrologue) inputs(g *dwGeometry, x *Node, rest ...*Node) []*Node {
+	if p == nil {
+		return append([]*Node{x}, rest...)
+	}
+	g.BN = true
+	return append(append([]*Node{p.z}, rest...), p.scale, p.shift)
 }
 
 var (
@@ -157,12 +213,21 @@ func DepthwiseConv(x, kernel *Node, stride int, form DepthwiseForm) *Node {
 	padH, padW := (kShape.Dim(0)-1)/2, (kShape.Dim(1)-1)/2
 	y := Convolve(x, kernel).StridePerAxis(stride, stride).
 		PaddingPerDim([][2]int{{padH, padH}, {padW, padW}}).ChannelGroupCount(channels).Done()
+	var pro *bnPrologue
+	if form.Prologue != PrologueNone {
+		if v, ok := bnPrologues.Load(weak.Make(x)); ok {
+			pro = v.(*bnPrologue)
+		}
+	}
 	if form.Forward == ForwardTriton || form.Forward == ForwardTritonStats {
-		depthwiseTritonForward(y, x, kernel, stride, form.Forward == ForwardTritonStats)
+		depthwiseTritonForward(y, x, kernel, stride, form.Forward == ForwardTritonStats, pro)
 	}
 	key := weak.Make(y)
-	depthwiseNodes.Store(key, depthwiseParams{x: x, kernel: kernel, stride: stride, form: form})
+	depthwiseNodes.Store(key, depthwiseParams{x: x, kernel: kernel, stride: stride, form: form, pro: pro})
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { depthwiseNodes.Delete(k) }, key)
+	if pro != nil && pro.back != nil && form.Prologue == PrologueBNReLU6Backward {
+		return pro.back.attach(y, x, kernel, stride, form, pro)
+	}
 	return y
 }
 
@@ -176,8 +241,8 @@ func registerDepthwiseVJP() {
 			p := value.(depthwiseParams)
 			if p.x == node.Inputs()[0] && p.kernel == node.Inputs()[1] {
 				customVJPUses.Add(1)
-				dx, dk := DepthwiseGradients(p.x, p.kernel, vjps[0], p.stride, p.form)
-				return []*Node{dx, dk}
+				return []*Node{depthwiseInputGradient(p.x, p.kernel, vjps[0], p.stride, p.form.Input),
+					depthwiseKernelGradient(p.x, p.kernel, vjps[0], p.stride, p.form.Kernel, p.pro)}
 			}
 		}
 		return original(node, vjps, outputShape)
@@ -191,7 +256,7 @@ func registerDepthwiseVJP() {
 // can compare formulations directly.
 func DepthwiseGradients(x, kernel, v *Node, stride int, form DepthwiseForm) (dx, dk *Node) {
 	return depthwiseInputGradient(x, kernel, v, stride, form.Input),
-		depthwiseKernelGradient(x, kernel, v, stride, form.Kernel)
+		depthwiseKernelGradient(x, kernel, v, stride, form.Kernel, nil)
 }
 
 func depthwiseInputGradient(x, kernel, v *Node, stride int, method InputGradient) *Node {
@@ -304,7 +369,7 @@ func pickTaps(k *Node, axis int, taps []int) *Node {
 	return Concatenate(parts, axis)
 }
 
-func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradient) *Node {
+func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradient, pro *bnPrologue) *Node {
 	if method == KernelGradAuto {
 		method = KernelGradShiftedProducts
 		if isXLA(x.Graph()) {
@@ -315,7 +380,7 @@ func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradie
 	case KernelGradBatchGroup:
 		return depthwiseKernelGradBatchGroup(x, kernel, v, stride)
 	case KernelGradTriton:
-		return depthwiseKernelGradTriton(x, kernel, v, stride)
+		return depthwiseKernelGradTriton(x, kernel, v, stride, pro)
 	}
 	return depthwiseKernelGradShifted(x, kernel, v, stride)
 }

@@ -105,7 +105,7 @@ func depthwiseShiftedForward(x, kernel *Node, stride int, form DepthwiseForm) *N
 		return depthwiseInputGradient(x, kernel, outputGrad(), stride, form.Input)
 	})
 	ks := IdentityWithCustomGradient(kernel, func(_, _ *Node) *Node {
-		return depthwiseKernelGradient(x, kernel, outputGrad(), stride, form.Kernel)
+		return depthwiseKernelGradient(x, kernel, outputGrad(), stride, form.Kernel, nil)
 	})
 	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
 	outH := (x.Shape().Dim(1)+2*((kH-1)/2)-kH)/stride + 1

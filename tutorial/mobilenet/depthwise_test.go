@@ -101,10 +101,10 @@ func TestDepthwiseGradients(t *testing.T) {
 		{1, 9, 8, 2, 3, 3}, {1, 3, 3, 2, 3, 2},
 	} {
 		for _, grad := range []DepthwiseForm{
-			{ForwardConv, InputGradDilated, KernelGradBatchGroup}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts},
-			{ForwardConv, InputGradShifted, KernelGradAuto}, {ForwardShifted, InputGradShifted, KernelGradAuto},
-			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts}, {ForwardConv, InputGradPhases, KernelGradAuto},
-			{ForwardConv, InputGradPhaseProducts, KernelGradAuto},
+			{ForwardConv, InputGradDilated, KernelGradBatchGroup, PrologueNone}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts, PrologueNone},
+			{ForwardConv, InputGradShifted, KernelGradAuto, PrologueNone}, {ForwardShifted, InputGradShifted, KernelGradAuto, PrologueNone},
+			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts, PrologueNone}, {ForwardConv, InputGradPhases, KernelGradAuto, PrologueNone},
+			{ForwardConv, InputGradPhaseProducts, KernelGradAuto, PrologueNone},
 		} {
 			name := fmt.Sprintf("%dx%dx%dx%d-k%d-s%d-%v-input-%v-kernel-%v", tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride,
 				grad.Forward, grad.Input, grad.Kernel)

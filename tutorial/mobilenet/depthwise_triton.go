@@ -31,10 +31,18 @@ import (
 type dwGeometry struct {
 	N, H, W, C, HO, WO, S int
 	Elem                  string // Triton element type of x, K and dy
+	// BN says the layer's input is x = ReLU6(z·scale + shift), batch norm and ReLU6 per channel: the forward and
+	// dK kernels then read z and take scale and shift ([C] float32) as two more inputs, applying both as they load
+	// (dw-prologue=bn-relu6), so x itself is never written. dx does not read x and ignores it.
+	BN bool
 }
 
 func (g dwGeometry) String() string {
-	return fmt.Sprintf("n%d_h%d_w%d_c%d_s%d_%s", g.N, g.H, g.W, g.C, g.S, g.Elem)
+	s := fmt.Sprintf("n%d_h%d_w%d_c%d_s%d_%s", g.N, g.H, g.W, g.C, g.S, g.Elem)
+	if g.BN {
+		s += "_bn"
+	}
+	return s
 }
 
 // geometry reads a layer's shapes from its input and stride; only 3×3 kernels with padding 1 are written.
@@ -58,19 +66,23 @@ const (
 // depthwiseTritonForward makes y (DepthwiseConv's convolution node, which keeps its place in the graph and its
 // registered gradient) compute with the forward kernel: its backend value becomes the kernel's, and XLA drops the
 // convolution as dead code.
-func depthwiseTritonForward(y, x, kernel *Node, stride int, stats bool) {
+func depthwiseTritonForward(y, x, kernel *Node, stride int, stats bool, pro *bnPrologue) {
 	g := geometry(x, kernel, stride)
+	inputs := pro.inputs(&g, x, ConvertDType(kernel, x.DType()))
 	k := dwGatherKernel(g, false, stats, gatherPixels, gatherChannels)
 	if !stats {
-		triton.Replace(y, triton.Call(k, y.Shape(), x, ConvertDType(kernel, x.DType())))
+		triton.Replace(y, triton.Call(k, y.Shape(), inputs...))
 		return
 	}
-	outs := triton.CallMulti(k, []shapes.Shape{y.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, g.C)},
-		x, ConvertDType(kernel, x.DType()))
+	outs := triton.CallMulti(k, []shapes.Shape{y.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, g.C)}, inputs...)
 	triton.Replace(y, outs[0])
 	sums := ReduceSum(outs[1], 0) // [2, C]
+	storeSums(y, [2]*Node{Slice(sums, AxisElem(0)), Slice(sums, AxisElem(1))})
+}
+
+func storeSums(y *Node, sums [2]*Node) {
 	key := weak.Make(y)
-	bnSums.Store(key, [2]*Node{Slice(sums, AxisElem(0)), Slice(sums, AxisElem(1))})
+	bnSums.Store(key, sums)
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { bnSums.Delete(k) }, key)
 }
 
@@ -100,14 +112,15 @@ func depthwiseInputGradTriton(x, kernel, v *Node, stride int) *Node {
 }
 
 // depthwiseKernelGradTriton is dK: the kernel's partial sums [splits, 9, C], summed by XLA, in kernel's dtype.
-func depthwiseKernelGradTriton(x, kernel, v *Node, stride int) *Node {
+func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, pro *bnPrologue) *Node {
 	g := geometry(x, kernel, stride)
+	inputs := pro.inputs(&g, x, ConvertDType(v, x.DType()))
 	blocks := cdiv(g.C, dkChannels)
 	tiles := newTiling(g.N, g.HO, g.WO, dkPixels).tiles()
 	chunks := cdiv(tiles, max(1, dkPrograms/blocks))
 	splits := cdiv(tiles, chunks)
 	part := triton.Call(dwKernelGradKernel(g, dkPixels, dkChannels, splits, chunks),
-		shapes.Make(dtypes.Float32, splits, 9, g.C), x, ConvertDType(v, x.DType()))
+		shapes.Make(dtypes.Float32, splits, 9, g.C), inputs...)
 	return ConvertDType(Reshape(ReduceSum(part, 0), kernel.Shape().Dimensions...), kernel.DType())
 }
 
@@ -162,9 +175,13 @@ func (t pixelTiling) pixels(w *ttWriter, i string, rowScale int) (row, col, img,
 func cdiv(a, b int) int { return (a + b - 1) / b }
 
 // dwGatherKernel is the forward pass (grad false: reads x, writes y) or dx (grad true: reads dy, writes dx),
-// tiles of bp pixels × bc channels. Arguments: source, kernel [3·3·C], destination, and with stats (forward only)
-// a fourth: per program, the sums of y and y² over its pixels, [programs along x, 2, C] float32 — batch norm's
-// statistics, taken while y is in registers instead of in another pass over it.
+// tiles of bp pixels × bc channels. Arguments: source, kernel [3·3·C], with g.BN in the forward pass scale and
+// shift, then the destination, and with stats one more: per program, sums over its pixels, [programs along x, 2,
+// C] float32, taken while the values are in registers instead of in another pass over them. In the forward pass
+// they are the sums of y and y² (batch norm's statistics of the output). For dx with g.BN and stats they are
+// batch norm's backward sums of the input's batch norm (dw-prologue=bn-relu6-backward): the kernel also takes z,
+// scale and shift after the kernel, writes g = dx where 0 < z·scale + shift < 6 (ReLU6's gradient) instead of
+// dx, and sums g and g·z.
 func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 	// The destination's grid (iterated) and the source's (read).
 	dH, dW, sH, sW := g.HO, g.WO, g.H, g.W
@@ -182,6 +199,19 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 	row, col, img, pm := tiling.pixels(w, w.op("tt.get_program_id x : i32"), sH) // img: n·sH
 	dImg := w.bin("muli", w.bin("divsi", img, sH, vP), dH, vP)                   // n·dH
 	cTile, cmTile := w.cols(c, bp, bc, "i32"), w.cols(cm, bp, bc, "i1")
+	bn, bnGrad := g.BN && !grad, g.BN && grad && stats
+	args := []string{e, e}
+	var scale, shift string
+	switch {
+	case bn:
+		scale, shift = w.affineTiles(c, cm, "%arg2", "%arg3", bp, bc)
+		args = append(args, "f32", "f32")
+	case bnGrad:
+		name = "dw_input_grad_bn_" + g.String()
+		scale, shift = w.affineTiles(c, cm, "%arg3", "%arg4", bp, bc)
+		args = append(args, e, "f32", "f32")
+	}
+	dst := fmt.Sprintf("%%arg%d", len(args))
 	acc := w.zeros(mat(bp, bc, "f32"))
 	other := w.zeros(mat(bp, bc, e))
 	otherK := w.zeros(vec(bc, e))
@@ -209,11 +239,14 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 			off := w.bin("muli", w.bin("addi", base, q, vP), g.C, vP)
 			off2 := w.op("arith.addi %s, %s : %s", w.rows(off, bp, bc, "i32"), cTile, tile)
 			mask := w.op("arith.andi %s, %s : %s", w.rows(m, bp, bc, "i1"), cmTile, mat(bp, bc, "i1"))
-			v := w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off2, shape), mask, other, shape, ptrOf(e))
+			v := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off2, shape), mask, other, shape, ptrOf(e)), e, shape)
+			if bn {
+				v = w.bnReLU6(v, mask, scale, shift, e, shape)
+			}
 			kOff := w.bin("addi", c, (kh*3+kw)*g.C, vC)
 			k := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, kOff, fmt.Sprint(bc)), cm, otherK, bc, ptrOf(e))
 			kTile := w.cols(w.toF32(k, e, fmt.Sprint(bc)), bp, bc, "f32")
-			prod := w.op("arith.mulf %s, %s : %s", w.toF32(v, e, shape), kTile, mat(bp, bc, "f32"))
+			prod := w.op("arith.mulf %s, %s : %s", v, kTile, mat(bp, bc, "f32"))
 			acc = w.op("arith.addf %s, %s : %s", acc, prod, mat(bp, bc, "f32"))
 		}
 	}
@@ -221,25 +254,35 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 	outOff := w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", p, g.C, vP), bp, bc, "i32"), cTile, tile)
 	outMask := w.op("arith.andi %s, %s : %s", w.rows(pm, bp, bc, "i1"), cmTile, mat(bp, bc, "i1"))
 	y := w.fromF32(acc, e, shape)
-	w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, outOff, shape), y, outMask, shape, ptrOf(e))
-	args := []string{e, e, e}
+	yq := w.toF32(y, e, shape) // the rounded y, as batch norm would read it back; masked rows are 0
+	second := yq               // the second sum is of yq·second
+	if bnGrad {
+		z := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, outOff, shape), outMask, other, shape, ptrOf(e)), e, shape)
+		yq = w.reluGate(yq, z, scale, shift, shape)
+		y, second = w.fromF32(yq, e, shape), z
+	}
+	w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, outOff, shape), y, outMask, shape, ptrOf(e))
+	args = append(args, e)
 	if stats {
-		name = "dw_forward_stats_" + g.String()
+		if !grad {
+			name = "dw_forward_stats_" + g.String()
+		}
+		statsArg := fmt.Sprintf("%%arg%d", len(args))
 		args = append(args, "f32")
-		yq := w.toF32(y, e, shape) // the rounded y, as batch norm would read it back; masked rows are 0
-		sums := []string{w.sumRows(yq, bp, bc), w.sumRows(w.op("arith.mulf %s, %s : %s", yq, yq, mat(bp, bc, "f32")), bp, bc)}
+		sums := []string{w.sumRows(yq, bp, bc), w.sumRows(w.op("arith.mulf %s, %s : %s", yq, second, mat(bp, bc, "f32")), bp, bc)}
 		pid := w.op("tt.get_program_id x : i32")
 		for i, sum := range sums {
 			base := w.bin("muli", w.bin("addi", w.bin("muli", pid, 2, "i32"), i, "i32"), g.C, "i32")
 			off := w.op("arith.addi %s, %s : %s", w.op("tt.splat %s : i32 -> %s", base, vC), c, vC)
-			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg3", "f32", off, fmt.Sprint(bc)), sum, cm, bc, ptrOf("f32"))
+			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)), sum, cm, bc, ptrOf("f32"))
 		}
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{tiling.tiles(), cdiv(g.C, bc)}}
 }
 
 // dwKernelGradKernel is dK as partial sums: programs [splits, C/bc], each looping over chunks tiles of bp output
-// pixels and writing part[split, tap, c] (float32). Arguments: x, dy, part.
+// pixels and writing part[split, tap, c] (float32). Arguments: x, dy, with g.BN scale and shift (x is then z; see
+// dwGeometry.BN), part.
 func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel {
 	name := "dw_kernel_grad_" + g.String()
 	w := &ttWriter{}
@@ -251,6 +294,13 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 	cTile, cmTile := w.cols(c, bp, bc, "i32"), w.cols(cm, bp, bc, "i1")
 	tiling := newTiling(g.N, g.HO, g.WO, bp)
 	zero, other := w.zeros(fT), w.zeros(mat(bp, bc, e))
+	args := []string{e, e}
+	var scale, shift string
+	if g.BN {
+		scale, shift = w.affineTiles(c, cm, "%arg2", "%arg3", bp, bc)
+		args = append(args, "f32", "f32")
+	}
+	part := fmt.Sprintf("%%arg%d", len(args))
 	first := w.bin("muli", split, chunks, "i32")
 	lb, ub, one := w.i32(0), w.i32(chunks), w.i32(1)
 	var inits, types []string
@@ -279,6 +329,9 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 			off := w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", w.bin("addi", base, q, vP), g.C, vP), bp, bc, "i32"), cTile, mat(bp, bc, "i32"))
 			mask := w.op("arith.andi %s, %s : %s", w.rows(m, bp, bc, "i1"), cmTile, mat(bp, bc, "i1"))
 			x := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)
+			if g.BN {
+				x = w.bnReLU6(x, mask, scale, shift, e, shape)
+			}
 			prod := w.op("arith.mulf %s, %s : %s", dy, x, fT)
 			next = append(next, w.op("arith.addf %%acc%d, %s : %s", kh*3+kw, prod, fT))
 		}
@@ -289,9 +342,9 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 	for t := range 9 {
 		sum := w.sumRows(fmt.Sprintf("%s#%d", res, t), bp, bc)
 		off := w.op("arith.addi %s, %s : %s", w.op("tt.splat %s : i32 -> %s", w.bin("addi", partBase, t*g.C, "i32"), vC), c, vC)
-		w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg2", "f32", off, fmt.Sprint(bc)), sum, cm, bc, ptrOf("f32"))
+		w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(part, "f32", off, fmt.Sprint(bc)), sum, cm, bc, ptrOf("f32"))
 	}
-	return triton.Kernel{Name: name, IR: w.module(name, []string{e, e, "f32"}), Grid: [3]int{splits, cdiv(g.C, bc)}}
+	return triton.Kernel{Name: name, IR: w.module(name, append(args, "f32")), Grid: [3]int{splits, cdiv(g.C, bc)}}
 }
 
 func join(s []string) string {

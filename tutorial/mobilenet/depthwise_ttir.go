@@ -125,3 +125,39 @@ func (w *ttWriter) sumRows(v string, r, c int) string {
 	w.next++
 	return name
 }
+
+// affineTiles loads a layer's batch-norm scale and shift (f32 pointers, [C]) for the channel block c (mask cm) and
+// lifts each to a [r, c] tile.
+func (w *ttWriter) affineTiles(c, cm, scaleArg, shiftArg string, r, n int) (scale, shift string) {
+	other := w.zeros(vec(n, "f32"))
+	load := func(arg string) string {
+		v := w.op("tt.load %s, %s, %s : %s", w.ptrs(arg, "f32", c, fmt.Sprint(n)), cm, other, vec(n, ptrOf("f32")))
+		return w.cols(v, r, n, "f32")
+	}
+	return load(scaleArg), load(shiftArg)
+}
+
+// bnReLU6 is the prologue of a kernel whose input is ReLU6(z·scale + shift): z is a loaded f32 tile, zero where
+// mask is false (padding, or past the edge). The result is rounded to elem, as the activation the reference
+// formulation writes would be, and zero where mask is false — padding pads the activation, not z.
+func (w *ttWriter) bnReLU6(z, mask, scale, shift, elem, shape string) string {
+	t := fmt.Sprintf("tensor<%sxf32>", shape)
+	y := w.op("arith.addf %s, %s : %s", w.op("arith.mulf %s, %s : %s", z, scale, t), shift, t)
+	zero := w.zeros(t)
+	y = w.op("arith.maximumf %s, %s : %s", y, zero, t)
+	y = w.op("arith.minimumf %s, %s : %s", y, w.op("arith.constant dense<6.000000e+00> : %s", t), t)
+	y = w.toF32(w.fromF32(y, elem, shape), elem, shape)
+	return w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, y, zero, shape, t)
+}
+
+// reluGate is ReLU6's gradient applied to a tile of dx: dx where 0 < z·scale + shift < 6, else 0 (z, scale and
+// shift f32 tiles; the comparison is ordered, so a NaN closes the gate).
+func (w *ttWriter) reluGate(dx, z, scale, shift, shape string) string {
+	t := fmt.Sprintf("tensor<%sxf32>", shape)
+	pre := w.op("arith.addf %s, %s : %s", w.op("arith.mulf %s, %s : %s", z, scale, t), shift, t)
+	zero := w.zeros(t)
+	above := w.op("arith.cmpf ogt, %s, %s : %s", pre, zero, t)
+	below := w.op("arith.cmpf olt, %s, %s : %s", pre, w.op("arith.constant dense<6.000000e+00> : %s", t), t)
+	inside := w.op("arith.andi %s, %s : tensor<%sxi1>", above, below, shape)
+	return w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", inside, dx, zero, shape, t)
+}

@@ -21,6 +21,8 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 		{N: 3, H: 7, W: 6, C: 70, HO: 7, WO: 6, S: 1, Elem: "f32"},
 		{N: 2, H: 9, W: 9, C: 40, HO: 5, WO: 5, S: 2, Elem: "f16"},
 	} {
+		bn := g
+		bn.BN = true
 		for _, k := range []struct {
 			name  string
 			ir    string
@@ -32,6 +34,10 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 			{"forward+stats", dwGatherKernel(g, false, true, 64, 32).IR, 4, dwGatherKernel(g, false, true, 64, 32).Grid, newTiling(g.N, g.HO, g.WO, 64).tiles()},
 			{"input grad", dwGatherKernel(g, true, false, 64, 32).IR, 3, dwGatherKernel(g, true, false, 64, 32).Grid, newTiling(g.N, g.H, g.W, 64).tiles()},
 			{"kernel grad", dwKernelGradKernel(g, 32, 32, 7, 3).IR, 3, dwKernelGradKernel(g, 32, 32, 7, 3).Grid, 7},
+			// dw-prologue=bn-relu6: scale and shift come after the kernel (or dy), before the outputs
+			{"forward+bn", dwGatherKernel(bn, false, false, 64, 32).IR, 5, dwGatherKernel(bn, false, false, 64, 32).Grid, newTiling(g.N, g.HO, g.WO, 64).tiles()},
+			{"forward+bn+stats", dwGatherKernel(bn, false, true, 64, 32).IR, 6, dwGatherKernel(bn, false, true, 64, 32).Grid, newTiling(g.N, g.HO, g.WO, 64).tiles()},
+			{"kernel grad+bn", dwKernelGradKernel(bn, 32, 32, 7, 3).IR, 5, dwKernelGradKernel(bn, 32, 32, 7, 3).Grid, 7},
 		} {
 			if strings.Count(k.ir, "!tt.ptr") < k.args || strings.Contains(k.ir, fmt.Sprintf("%%arg%d:", k.args)) {
 				t.Errorf("%s %s: want %d pointer arguments", g, k.name, k.args)
@@ -109,4 +115,34 @@ func undefinedValues(ir string, args int) (problems []string) {
 		}
 	}
 	return problems
+}
+
+// TestBNPrologueIR: with dw-prologue=bn-relu6 the forward and dK kernels load scale and shift once, apply them to
+// every tap's load and zero the padding after the transform (ReLU6 of the shift is not 0); the input gradient,
+// which never reads x, is the same kernel with or without it.
+func TestBNPrologueIR(t *testing.T) {
+	g := dwGeometry{N: 2, H: 9, W: 9, C: 40, HO: 5, WO: 5, S: 2, Elem: "bf16", BN: true}
+	plain := g
+	plain.BN = false
+	for name, ir := range map[string]string{
+		"forward": dwGatherKernel(g, false, false, 64, 32).IR, "kernel grad": dwKernelGradKernel(g, 32, 32, 7, 3).IR,
+	} {
+		for _, want := range []struct {
+			text  string
+			count int
+		}{{"tt.load %arg2", 0}, {"!tt.ptr<f32>> ", 0}, {"arith.maximumf", 9}, {"arith.minimumf", 9}, {"arith.select", 9}} {
+			if n := strings.Count(ir, want.text); want.count > 0 && n != want.count {
+				t.Errorf("%s: %d × %q, want %d (one per tap)", name, n, want.text, want.count)
+			}
+		}
+		if !strings.Contains(ir, "%arg2: !tt.ptr<f32>") || !strings.Contains(ir, "%arg3: !tt.ptr<f32>") {
+			t.Errorf("%s: scale and shift are not arguments 2 and 3 (float32):\n%.400s", name, ir)
+		}
+	}
+	if a, b := dwGatherKernel(g, true, false, 64, 32).IR, dwGatherKernel(plain, true, false, 64, 32).IR; strings.ReplaceAll(a, "_bn", "") != b {
+		t.Error("the input-gradient kernel changes with the prologue")
+	}
+	if strings.Contains(dwGatherKernel(plain, false, false, 64, 32).IR, "arith.select") {
+		t.Error("the plain forward kernel applies a prologue")
+	}
 }

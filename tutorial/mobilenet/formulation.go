@@ -52,6 +52,12 @@ var formulationKeys = []formulationKey{
 			c.Depthwise.Kernel = KernelGradient(slices.Index(kernelGradNames, v))
 			return nil
 		}},
+	{name: "dw-prologue", values: prologueNames,
+		get: func(c Config) string { return c.Depthwise.Prologue.String() },
+		set: func(c *Config, v string) error {
+			c.Depthwise.Prologue = Prologue(slices.Index(prologueNames, v))
+			return nil
+		}},
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {
@@ -72,11 +78,13 @@ var (
 	forwardNames    = []string{"conv", "shifted", "triton", "triton-stats"}
 	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products", "triton", "triton-strided"}
 	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton"}
+	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
 )
 
 func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) }
 func (g InputGradient) String() string  { return enumName(inputGradNames, int(g)) }
 func (g KernelGradient) String() string { return enumName(kernelGradNames, int(g)) }
+func (p Prologue) String() string       { return enumName(prologueNames, int(p)) }
 
 func enumName(names []string, i int) string {
 	if i < 0 || i >= len(names) {
@@ -132,6 +140,15 @@ func (c *Config) SetFormulation(text string) error {
 		if err := k.set(c, value); err != nil {
 			return fmt.Errorf("model formulation %q: %v", part, err)
 		}
+	}
+	d := c.Depthwise
+	if d.Prologue != PrologueNone && d.Forward != ForwardTriton && d.Forward != ForwardTritonStats && d.Kernel != KernelGradTriton {
+		return fmt.Errorf("model formulation %q: dw-prologue=%s is done by the Triton kernels, so it needs "+
+			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Prologue)
+	}
+	if d.Prologue == PrologueBNReLU6Backward && d.Input != InputGradTriton {
+		return fmt.Errorf("model formulation %q: dw-prologue=%s starts batch norm's backward pass in the Triton "+
+			"input-gradient kernel, so it needs dw-input-grad=triton", text, d.Prologue)
 	}
 	return nil
 }

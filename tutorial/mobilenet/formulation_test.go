@@ -13,6 +13,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{StemPatches: true, ReductionRow: 256, PointwiseDot: true},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradBatchGroup}},
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
+		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Prologue: PrologueBNReLU6}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -41,14 +42,17 @@ func TestFormulationRoundTrip(t *testing.T) {
 
 func TestFormulationErrors(t *testing.T) {
 	for text, want := range map[string]string{
-		"relu6":               "want key=value",
-		"width=0.5":           "key one of reduction-row (a number), relu6 (clip|masked)",
-		"relu6=fast":          "relu6 is one of clip, masked",
-		"dw-kernel-grad=fft":  "dw-kernel-grad is one of auto, batch-group, shifted",
-		"reduction-row=-1":    "whole number ≥ 0",
-		"reduction-row=wide":  "whole number ≥ 0",
-		"stem-channels=2":     "fewer than the image's 3 channels",
-		"relu6=masked,bn=f16": "bn is one of compute, float32",
+		"relu6":                "want key=value",
+		"width=0.5":            "key one of reduction-row (a number), relu6 (clip|masked)",
+		"relu6=fast":           "relu6 is one of clip, masked",
+		"dw-kernel-grad=fft":   "dw-kernel-grad is one of auto, batch-group, shifted",
+		"reduction-row=-1":     "whole number ≥ 0",
+		"reduction-row=wide":   "whole number ≥ 0",
+		"stem-channels=2":      "fewer than the image's 3 channels",
+		"relu6=masked,bn=f16":  "bn is one of compute, float32",
+		"dw-prologue=bn-relu6": "needs dw-forward=triton",
+		"dw-prologue=bn-relu6,dw-forward=shifted,dw-input-grad=triton": "needs dw-forward=triton",
+		"dw-prologue=on": "dw-prologue is one of none, bn-relu6",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

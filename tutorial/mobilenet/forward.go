@@ -41,7 +41,8 @@ type Output struct {
 func (m *Model) Forward(pass Pass, x *Node) Output {
 	f := &forward{m: m, pass: pass, updated: append([]*Node(nil), pass.Params...), rng: pass.RNG}
 	x = ConvertDType(x, pass.Compute)
-	x = f.relu6(f.batchNorm(f.stemConv(x), m.stem+1))
+	first := m.blocks[0]
+	x = f.bnReLU6(f.stemConv(x), m.stem+1, !first.expand && !first.residual)
 	for _, b := range m.blocks {
 		x = f.invertedResidual(x, b)
 	}
@@ -104,6 +105,22 @@ func (f *forward) convBNReLU(x *Node, i int) *Node {
 	return f.relu6(f.batchNorm(f.pointwise(x, i), i+1))
 }
 
+// bnReLU6 is ReLU6(batch norm(z)) where the result feeds a depthwise layer: with dw-prologue=bn-relu6 it is marked
+// (MarkBNReLU6) so that the layer's Triton kernels read z and apply batch norm and ReLU6 as they load it.
+// onlyDepthwise says the depthwise layer is its only consumer, which the hand-written backward pass of
+// dw-prologue=bn-relu6-backward needs (the stem's activation is also a residual input at some widths).
+func (f *forward) bnReLU6(z *Node, i int, onlyDepthwise bool) *Node {
+	if f.m.Depthwise.Prologue == PrologueBNReLU6Backward && f.pass.Train && onlyDepthwise {
+		return f.bnReLU6Backward(z, i)
+	}
+	bn := f.batchNormParts(z, i)
+	x := f.relu6(bn.y)
+	if f.m.Depthwise.Prologue != PrologueNone {
+		MarkBNReLU6(x, z, bn.scale, bn.shift)
+	}
+	return x
+}
+
 func (f *forward) relu6(x *Node) *Node {
 	if f.m.MaskedReLU6 {
 		return MaskedReLU6(x)
@@ -115,7 +132,7 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 	i := b.first
 	y := x
 	if b.expand {
-		y = f.relu6(f.batchNorm(f.pointwise(y, i), i+1))
+		y = f.bnReLU6(f.pointwise(y, i), i+1, true)
 		i += 5
 	}
 	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1))

@@ -22,6 +22,9 @@ func TestWholeModelGradient(t *testing.T) {
 		{ReductionRow: 64, MaskedReLU6: true, StemPatches: true, PointwiseDot: true},
 		// the experiments (-model)
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted, Input: InputGradShifted, Kernel: KernelGradShiftedProducts}},
+		// batch norm's backward pass written by hand around the depthwise layers (depthwise_bn.go), here with its
+		// gate and sums from graph operations, as on any backend without Triton
+		{ReductionRow: 64, MaskedReLU6: true, Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward}},
 	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
 		t.Run("formulation="+cfg.Formulation(),

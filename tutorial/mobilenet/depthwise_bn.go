@@ -1,0 +1,122 @@
+package mobilenet
+
+import (
+	"slices"
+	"weak"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// Batch norm's backward pass, started in the depthwise layer's dx kernel (-model dw-prologue=bn-relu6-backward).
+//
+// A block's expansion is z → batch norm → ReLU6 → depthwise convolution. Differentiated by GoMLX, the backward
+// pass writes dx of the depthwise layer, then reads dx and z twice: once for batch norm's sums Σg and Σg·x̂
+// (g = dx where ReLU6 let the value through, x̂ = (z − μ)/σ), once more for dz. Here the dx kernel gates dx and
+// takes both sums while dx is in its registers (it reads z for the gate), so one elementwise pass remains:
+//
+//	dz = γ/σ · (g − Σg/n − x̂·Σ(g·x̂)/n),   dγ = Σ(g·x̂) = (Σ(g·z) − μ·Σg)/σ,   dβ = Σg.
+//
+// GoMLX cannot hang a gradient on several inputs at once, so identities carry it, as in depthwise_shifted.go: z,
+// γ and β pass through IdentityWithCustomGradient before batch norm uses them, the depthwise output through one
+// that records its gradient dy (it is built last, so the reverse pass meets it first), and z's, γ's and β's
+// identities return the three gradients above, built once from dy. What GoMLX differentiates between them — the
+// convolution's dx, ReLU6's mask, batch norm's own gradient — is never used, and XLA drops it. Without a Triton
+// kernel (the pure-Go backend, other dx formulations) g and the sums come from ordinary graph operations, which is
+// how the CPU tests check the formulas against central differences.
+
+// bnBackward is one batch norm's hand-written backward pass; bnReLU6Backward makes it, DepthwiseConv attaches
+// the layer that reads its output.
+type bnBackward struct {
+	z, gamma          *Node // the batch norm's input and γ (as a parameter, [C])
+	mean, std         *Node // [C], in the accumulation dtype (float32 unless z is float64)
+	n                 float64
+	layer             *depthwiseParams // the depthwise layer reading ReLU6(batch norm(z)); nil until attached
+	dy                *Node            // its output's gradient, recorded by the reverse pass
+	dz, dGamma, dBeta *Node            // built once, from dy
+}
+
+// bnReLU6Backward is bnReLU6 with the backward pass above: z, γ and β go through identities whose gradients are
+// the hand-written ones once a depthwise layer has attached, and autodiff's own (v) otherwise. The depthwise layer
+// must be the output's only consumer: the hand-written gradient knows no other path (a residual connection that
+// reads the activation too would be lost), so bnReLU6 uses it only where the caller says so.
+func (f *forward) bnReLU6Backward(z *Node, i int) *Node {
+	back := &bnBackward{z: z}
+	grad := func(which int) func(_, v *Node) *Node {
+		return func(_, v *Node) *Node {
+			if back.dy == nil {
+				return v
+			}
+			back.build()
+			return []*Node{back.dz, back.dGamma, back.dBeta}[which]
+		}
+	}
+	p := f.pass.Params
+	params := slices.Clone(p)
+	params[i] = IdentityWithCustomGradient(p[i], grad(1))
+	params[i+1] = IdentityWithCustomGradient(p[i+1], grad(2))
+	f.pass.Params = params
+	bn := f.batchNormParts(IdentityWithCustomGradient(z, grad(0)), i)
+	f.pass.Params = p
+	back.gamma, back.mean, back.std, back.n = p[i], bn.mean, bn.std, bn.n
+	x := f.relu6(bn.y)
+	markBNReLU6(x, z, bn.scale, bn.shift, back)
+	return x
+}
+
+// attach records the depthwise layer reading the batch norm's output and returns its output y through the
+// identity that records dy. A batch norm's sums taken by the forward kernel (triton-stats) move with y.
+func (b *bnBackward) attach(y, x, kernel *Node, stride int, form DepthwiseForm, pro *bnPrologue) *Node {
+	b.layer = &depthwiseParams{x: x, kernel: kernel, stride: stride, form: form, pro: pro}
+	out := IdentityWithCustomGradient(y, func(_, v *Node) *Node {
+		b.dy = v
+		return v
+	})
+	if v, ok := bnSums.Load(weak.Make(y)); ok {
+		storeSums(out, v.([2]*Node))
+	}
+	return out
+}
+
+// build makes dz, dγ and dβ from dy.
+func (b *bnBackward) build() {
+	if b.dz != nil {
+		return
+	}
+	g, sumG, sumGZ := b.gate()
+	view := channelView{x: b.z}
+	bc := func(p *Node) *Node { return view.broadcast(p) }
+	acc := b.mean.DType()
+	sumGXhat := Div(Sub(sumGZ, Mul(b.mean, sumG)), b.std)
+	b.dBeta, b.dGamma = ConvertDType(sumG, b.gamma.DType()), ConvertDType(sumGXhat, b.gamma.DType())
+	xhat := Div(Sub(ConvertDType(b.z, acc), bc(b.mean)), bc(b.std))
+	inner := Sub(Sub(ConvertDType(g, acc), bc(DivScalar(sumG, b.n))), Mul(xhat, bc(DivScalar(sumGXhat, b.n))))
+	b.dz = ConvertDType(Mul(bc(Div(ConvertDType(b.gamma, acc), b.std)), inner), b.z.DType())
+}
+
+// gate returns g (dx gated by ReLU6's gradient, z's dtype) and its sums Σg, Σg·z ([C], accumulation dtype): from the
+// Triton dx kernel when the layer computes dx with it, else from graph operations.
+func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
+	l, pro := b.layer, b.layer.pro
+	if l.form.Input == InputGradTriton && triton.Check(b.z.Graph()) == nil {
+		geo := geometry(l.x, l.kernel, l.stride)
+		geo.BN = true
+		k := dwGatherKernel(geo, true, true, gatherPixels, gatherChannels)
+		e := l.x.DType()
+		outs := triton.CallMulti(k, []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)},
+			ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
+		sums := ReduceSum(outs[1], 0) // [2, C]
+		c := geo.C
+		return outs[0], Reshape(Slice(sums, AxisElem(0)), c), Reshape(Slice(sums, AxisElem(1)), c)
+	}
+	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form.Input)
+	view, acc := channelView{x: b.z}, b.mean.DType()
+	zf := ConvertDType(b.z, acc)
+	pre := Add(Mul(zf, view.broadcast(ConvertDType(pro.scale, acc))), view.broadcast(ConvertDType(pro.shift, acc)))
+	inside := LogicalAnd(GreaterThan(pre, ZerosLike(pre)), LessThan(pre, MulScalar(OnesLike(pre), 6)))
+	g = Where(inside, dx, ZerosLike(dx))
+	gf := ConvertDType(g, acc)
+	return g, ReduceSum(gf, 0, 1, 2), ReduceSum(Mul(gf, zf), 0, 1, 2)
+}
