@@ -80,13 +80,14 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, stats bool, pro *bnP
 	storeSums(y, [2]*Node{Slice(sums, AxisElem(0)), Slice(sums, AxisElem(1))})
 }
 
+// excerpt end
+
+// storeSums records the batch-norm sums the stats kernel wrote with y (see bnSums).
 func storeSums(y *Node, sums [2]*Node) {
 	key := weak.Make(y)
 	bnSums.Store(key, sums)
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { bnSums.Delete(k) }, key)
 }
-
-// excerpt end
 
 // bnSums maps a depthwise output computed by the stats kernel (weak.Pointer[Node]) to its batch-norm sums
 // [2]*Node{Σy, Σy²}, each [1, C] float32; batchNorm takes them instead of reducing y again.
@@ -214,6 +215,10 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 	dst := fmt.Sprintf("%%arg%d", len(args))
 	acc := w.zeros(mat(bp, bc, "f32"))
 	other := w.zeros(mat(bp, bc, e))
+	otherX := other
+	if bn {
+		otherX = w.padZ(scale, e, shape)
+	}
 	otherK := w.zeros(vec(bc, e))
 	// source coordinate for tap t along one axis, and its in-range mask.
 	coord := func(pos string, t, limit int, m string) (string, string) {
@@ -239,9 +244,9 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 			off := w.bin("muli", w.bin("addi", base, q, vP), g.C, vP)
 			off2 := w.op("arith.addi %s, %s : %s", w.rows(off, bp, bc, "i32"), cTile, tile)
 			mask := w.op("arith.andi %s, %s : %s", w.rows(m, bp, bc, "i1"), cmTile, mat(bp, bc, "i1"))
-			v := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off2, shape), mask, other, shape, ptrOf(e)), e, shape)
+			v := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off2, shape), mask, otherX, shape, ptrOf(e)), e, shape)
 			if bn {
-				v = w.bnReLU6(v, mask, scale, shift, e, shape)
+				v = w.bnReLU6(v, scale, shift, shape)
 			}
 			kOff := w.bin("addi", c, (kh*3+kw)*g.C, vC)
 			k := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, kOff, fmt.Sprint(bc)), cm, otherK, bc, ptrOf(e))
@@ -296,9 +301,11 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 	zero, other := w.zeros(fT), w.zeros(mat(bp, bc, e))
 	args := []string{e, e}
 	var scale, shift string
+	otherX := other
 	if g.BN {
 		scale, shift = w.affineTiles(c, cm, "%arg2", "%arg3", bp, bc)
 		args = append(args, "f32", "f32")
+		otherX = w.padZ(scale, e, shape)
 	}
 	part := fmt.Sprintf("%%arg%d", len(args))
 	first := w.bin("muli", split, chunks, "i32")
@@ -328,9 +335,9 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 			m := w.bin("andi", w.bin("andi", mr, w.cmp("sge", q, 0, vP), vec(bp, "i1")), w.cmp("slt", q, g.W, vP), vec(bp, "i1"))
 			off := w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", w.bin("addi", base, q, vP), g.C, vP), bp, bc, "i32"), cTile, mat(bp, bc, "i32"))
 			mask := w.op("arith.andi %s, %s : %s", w.rows(m, bp, bc, "i1"), cmTile, mat(bp, bc, "i1"))
-			x := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)
+			x := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off, shape), mask, otherX, shape, ptrOf(e)), e, shape)
 			if g.BN {
-				x = w.bnReLU6(x, mask, scale, shift, e, shape)
+				x = w.bnReLU6(x, scale, shift, shape)
 			}
 			prod := w.op("arith.mulf %s, %s : %s", dy, x, fT)
 			next = append(next, w.op("arith.addf %%acc%d, %s : %s", kh*3+kw, prod, fT))

@@ -137,17 +137,27 @@ func (w *ttWriter) affineTiles(c, cm, scaleArg, shiftArg string, r, n int) (scal
 	return load(scaleArg), load(shiftArg)
 }
 
-// bnReLU6 is the prologue of a kernel whose input is ReLU6(z·scale + shift): z is a loaded f32 tile, zero where
-// mask is false (padding, or past the edge). The result is rounded to elem, as the activation the reference
-// formulation writes would be, and zero where mask is false — padding pads the activation, not z.
-func (w *ttWriter) bnReLU6(z, mask, scale, shift, elem, shape string) string {
+// bnReLU6 is the prologue of a kernel whose input is ReLU6(z·scale + shift): z is a loaded f32 tile whose masked
+// elements (padding, or past the edge) were loaded as padZ's value, which the transform takes to 0 — padding pads
+// the activation, not z. It runs once per tap, nine times per element, so it is kept to three operations: the
+// product and sum (one FMA) and the two bounds; maxnumf/minnumf return the other operand for a NaN, which is what
+// 0·∞ in a channel past the last gives. The activation is not rounded to the element type first, as the reference
+// formulation's stored activation is: one rounding fewer.
+func (w *ttWriter) bnReLU6(z, scale, shift, shape string) string {
 	t := fmt.Sprintf("tensor<%sxf32>", shape)
 	y := w.op("arith.addf %s, %s : %s", w.op("arith.mulf %s, %s : %s", z, scale, t), shift, t)
-	zero := w.zeros(t)
-	y = w.op("arith.maximumf %s, %s : %s", y, zero, t)
-	y = w.op("arith.minimumf %s, %s : %s", y, w.op("arith.constant dense<6.000000e+00> : %s", t), t)
-	y = w.toF32(w.fromF32(y, elem, shape), elem, shape)
-	return w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, y, zero, shape, t)
+	y = w.op("arith.maxnumf %s, %s : %s", y, w.zeros(t), t)
+	return w.op("arith.minnumf %s, %s : %s", y, w.op("arith.constant dense<6.000000e+00> : %s", t), t)
+}
+
+// padZ is the tile that masked loads of z return under a prologue: −∞ where scale > 0 and +∞ elsewhere (elem
+// type), so that z·scale + shift is −∞ (or NaN for scale 0) and the prologue gives 0.
+func (w *ttWriter) padZ(scale, elem, shape string) string {
+	t := fmt.Sprintf("tensor<%sxf32>", shape)
+	pos := w.op("arith.cmpf ogt, %s, %s : %s", scale, w.zeros(t), t)
+	inf := w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", pos,
+		w.op("arith.constant dense<0xFF800000> : %s", t), w.op("arith.constant dense<0x7F800000> : %s", t), shape, t)
+	return w.fromF32(inf, elem, shape)
 }
 
 // reluGate is ReLU6's gradient applied to a tile of dx: dx where 0 < z·scale + shift < 6, else 0 (z, scale and
