@@ -33,8 +33,13 @@ type bnParts struct {
 
 // batchNormParts is batchNorm, returning the parts as well as the output.
 func (f *forward) batchNormParts(x *Node, i int) bnParts {
-	p := f.pass.Params
-	gamma, beta, runMean, runVar := p[i], p[i+1], p[i+2], p[i+3]
+	return f.batchNormWith(x, i, f.pass.Params[i], f.pass.Params[i+1])
+}
+
+// batchNormWith is batchNormParts with γ and β given (nodes carrying a gradient of their own, depthwise_bn.go)
+// instead of taken from the parameters.
+func (f *forward) batchNormWith(x *Node, i int, gamma, beta *Node) bnParts {
+	runMean, runVar := f.pass.Params[i+2], f.pass.Params[i+3]
 	v := channelView{x: x, row: f.m.ReductionRow}
 	n := float64(x.Shape().Size() / x.Shape().Dim(-1))
 	var mean, variance *Node

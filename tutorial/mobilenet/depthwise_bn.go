@@ -1,7 +1,6 @@
 package mobilenet
 
 import (
-	"slices"
 	"weak"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
@@ -54,12 +53,8 @@ func (f *forward) bnReLU6Backward(z *Node, i int) *Node {
 		}
 	}
 	p := f.pass.Params
-	params := slices.Clone(p)
-	params[i] = IdentityWithCustomGradient(p[i], grad(1))
-	params[i+1] = IdentityWithCustomGradient(p[i+1], grad(2))
-	f.pass.Params = params
-	bn := f.batchNormParts(IdentityWithCustomGradient(z, grad(0)), i)
-	f.pass.Params = p
+	bn := f.batchNormWith(IdentityWithCustomGradient(z, grad(0)), i,
+		IdentityWithCustomGradient(p[i], grad(1)), IdentityWithCustomGradient(p[i+1], grad(2)))
 	back.gamma, back.mean, back.std, back.n = p[i], bn.mean, bn.std, bn.n
 	x := f.relu6(bn.y)
 	markBNReLU6(x, z, bn.scale, bn.shift, back)
@@ -97,19 +92,19 @@ func (b *bnBackward) build() {
 }
 
 // gate returns g (dx gated by ReLU6's gradient, z's dtype) and its sums Σg, Σg·z ([C], accumulation dtype): from the
-// Triton dx kernel when the layer computes dx with it, else from graph operations.
+// Triton dx kernel when the layer computes dx with it (which needs a CUDA GPU, as that dx kernel does), else from
+// graph operations.
 func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 	l, pro := b.layer, b.layer.pro
-	if l.form.Input == InputGradTriton && triton.Check(b.z.Graph()) == nil {
+	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
 		k := dwGatherKernel(geo, true, true, gatherPixels, gatherChannels)
 		e := l.x.DType()
 		outs := triton.CallMulti(k, []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)},
 			ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
-		sums := ReduceSum(outs[1], 0) // [2, C]
-		c := geo.C
-		return outs[0], Reshape(Slice(sums, AxisElem(0)), c), Reshape(Slice(sums, AxisElem(1)), c)
+		sumG, sumGZ := partialSums(outs[1])
+		return outs[0], sumG, sumGZ
 	}
 	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form.Input)
 	view, acc := channelView{x: b.z}, b.mean.DType()

@@ -76,11 +76,18 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, stats bool, pro *bnP
 	}
 	outs := triton.CallMulti(k, []shapes.Shape{y.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, g.C)}, inputs...)
 	triton.Replace(y, outs[0])
-	sums := ReduceSum(outs[1], 0) // [2, C]
-	storeSums(y, [2]*Node{Slice(sums, AxisElem(0)), Slice(sums, AxisElem(1))})
+	sum, sumSq := partialSums(outs[1])
+	storeSums(y, [2]*Node{sum, sumSq})
 }
 
 // excerpt end
+
+// partialSums adds up a stats kernel's per-program sums [programs, 2, C] into its two sums, [C] each.
+func partialSums(part *Node) (a, b *Node) {
+	sums := ReduceSum(part, 0) // [2, C]
+	c := part.Shape().Dim(-1)
+	return Reshape(Slice(sums, AxisElem(0)), c), Reshape(Slice(sums, AxisElem(1)), c)
+}
 
 // storeSums records the batch-norm sums the stats kernel wrote with y (see bnSums).
 func storeSums(y *Node, sums [2]*Node) {
@@ -101,8 +108,7 @@ func tritonSums(x *Node) (sum, sumSq *Node, ok bool) {
 		return nil, nil, false
 	}
 	s := v.([2]*Node)
-	c := x.Shape().Dim(-1)
-	return Reshape(s[0], c), Reshape(s[1], c), true
+	return s[0], s[1], true
 }
 
 // depthwiseInputGradTriton is dx by the gather kernel over input pixels.
