@@ -71,7 +71,21 @@ type DepthwiseForm struct {
 	Kernel  KernelGradient
 	// Prologue is what the layer's kernels do with the batch norm and ReLU6 that make its input.
 	Prologue Prologue
+	// Tiling is how the Triton kernels walk the image.
+	Tiling Tiling
 }
+
+// Tiling names how the Triton kernels cover a layer.
+type Tiling int
+
+const (
+	// TilingGather: each program gathers the nine taps of a tile of pixels, nine loads per output element
+	// (depthwise_triton.go).
+	TilingGather Tiling = iota
+	// TilingRows: each program walks down a strip of rows, loading each source row once as three
+	// column-shifted tiles and applying a prologue once per tile (depthwise_rows.go).
+	TilingRows
+)
 
 // Prologue names how much of the batch norm and ReLU6 before a depthwise layer its Triton kernels take over. It
 // applies where the model marked the input (MarkBNReLU6) and a Triton kernel reads it.
@@ -220,7 +234,7 @@ func DepthwiseConv(x, kernel *Node, stride int, form DepthwiseForm) *Node {
 		}
 	}
 	if form.Forward == ForwardTriton || form.Forward == ForwardTritonStats {
-		depthwiseTritonForward(y, x, kernel, stride, form.Forward == ForwardTritonStats, pro)
+		depthwiseTritonForward(y, x, kernel, stride, form, pro)
 	}
 	key := weak.Make(y)
 	depthwiseNodes.Store(key, depthwiseParams{x: x, kernel: kernel, stride: stride, form: form, pro: pro})
@@ -241,8 +255,8 @@ func registerDepthwiseVJP() {
 			p := value.(depthwiseParams)
 			if p.x == node.Inputs()[0] && p.kernel == node.Inputs()[1] {
 				customVJPUses.Add(1)
-				return []*Node{depthwiseInputGradient(p.x, p.kernel, vjps[0], p.stride, p.form.Input),
-					depthwiseKernelGradient(p.x, p.kernel, vjps[0], p.stride, p.form.Kernel, p.pro)}
+				return []*Node{depthwiseInputGradient(p.x, p.kernel, vjps[0], p.stride, p.form),
+					depthwiseKernelGradient(p.x, p.kernel, vjps[0], p.stride, p.form, p.pro)}
 			}
 		}
 		return original(node, vjps, outputShape)
@@ -255,16 +269,16 @@ func registerDepthwiseVJP() {
 // the gradient v with respect to its output, in the formulations form selects. Exported so tests and benchmarks
 // can compare formulations directly.
 func DepthwiseGradients(x, kernel, v *Node, stride int, form DepthwiseForm) (dx, dk *Node) {
-	return depthwiseInputGradient(x, kernel, v, stride, form.Input),
-		depthwiseKernelGradient(x, kernel, v, stride, form.Kernel, nil)
+	return depthwiseInputGradient(x, kernel, v, stride, form),
+		depthwiseKernelGradient(x, kernel, v, stride, form, nil)
 }
 
-func depthwiseInputGradient(x, kernel, v *Node, stride int, method InputGradient) *Node {
-	switch {
+func depthwiseInputGradient(x, kernel, v *Node, stride int, form DepthwiseForm) *Node {
+	switch method := form.Input; {
 	case method == InputGradShifted:
 		return depthwiseInputGradShifted(x, kernel, v, stride)
 	case method == InputGradTriton || method == InputGradTritonStrided && stride > 1:
-		return depthwiseInputGradTriton(x, kernel, v, stride)
+		return depthwiseInputGradTriton(x, kernel, v, stride, form.Tiling)
 	case method == InputGradPhases && stride > 1:
 		return depthwiseInputGradPhases(x, kernel, v, stride)
 	case method == InputGradPhaseProducts && stride > 1:
@@ -369,7 +383,8 @@ func pickTaps(k *Node, axis int, taps []int) *Node {
 	return Concatenate(parts, axis)
 }
 
-func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradient, pro *bnPrologue) *Node {
+func depthwiseKernelGradient(x, kernel, v *Node, stride int, form DepthwiseForm, pro *bnPrologue) *Node {
+	method := form.Kernel
 	if method == KernelGradAuto {
 		method = KernelGradShiftedProducts
 		if isXLA(x.Graph()) {
@@ -380,7 +395,7 @@ func depthwiseKernelGradient(x, kernel, v *Node, stride int, method KernelGradie
 	case KernelGradBatchGroup:
 		return depthwiseKernelGradBatchGroup(x, kernel, v, stride)
 	case KernelGradTriton:
-		return depthwiseKernelGradTriton(x, kernel, v, stride, pro)
+		return depthwiseKernelGradTriton(x, kernel, v, stride, form.Tiling, pro)
 	}
 	return depthwiseKernelGradShifted(x, kernel, v, stride)
 }

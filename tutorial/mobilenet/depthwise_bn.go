@@ -100,13 +100,16 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
 		k := dwGatherKernel(geo, true, true, gatherPixels, gatherChannels)
+		if l.form.Tiling == TilingRows {
+			k = dwRowsInputGrad(geo, true, gatherChannels)
+		}
 		e := l.x.DType()
 		outs := triton.CallMulti(k, []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)},
 			ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
 		sumG, sumGZ := partialSums(outs[1])
 		return outs[0], sumG, sumGZ
 	}
-	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form.Input)
+	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form)
 	view, acc := channelView{x: b.z}, b.mean.DType()
 	zf := ConvertDType(b.z, acc)
 	pre := Add(Mul(zf, view.broadcast(ConvertDType(pro.scale, acc))), view.broadcast(ConvertDType(pro.shift, acc)))

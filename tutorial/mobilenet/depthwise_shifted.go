@@ -102,10 +102,10 @@ func depthwiseShiftedForward(x, kernel *Node, stride int, form DepthwiseForm) *N
 	}
 	xs := IdentityWithCustomGradient(x, func(_, _ *Node) *Node {
 		customVJPUses.Add(1)
-		return depthwiseInputGradient(x, kernel, outputGrad(), stride, form.Input)
+		return depthwiseInputGradient(x, kernel, outputGrad(), stride, form)
 	})
 	ks := IdentityWithCustomGradient(kernel, func(_, _ *Node) *Node {
-		return depthwiseKernelGradient(x, kernel, outputGrad(), stride, form.Kernel, nil)
+		return depthwiseKernelGradient(x, kernel, outputGrad(), stride, form, nil)
 	})
 	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
 	outH := (x.Shape().Dim(1)+2*((kH-1)/2)-kH)/stride + 1

@@ -101,10 +101,10 @@ func TestDepthwiseGradients(t *testing.T) {
 		{1, 9, 8, 2, 3, 3}, {1, 3, 3, 2, 3, 2},
 	} {
 		for _, grad := range []DepthwiseForm{
-			{ForwardConv, InputGradDilated, KernelGradBatchGroup, PrologueNone}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts, PrologueNone},
-			{ForwardConv, InputGradShifted, KernelGradAuto, PrologueNone}, {ForwardShifted, InputGradShifted, KernelGradAuto, PrologueNone},
-			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts, PrologueNone}, {ForwardConv, InputGradPhases, KernelGradAuto, PrologueNone},
-			{ForwardConv, InputGradPhaseProducts, KernelGradAuto, PrologueNone},
+			{ForwardConv, InputGradDilated, KernelGradBatchGroup, PrologueNone, TilingGather}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts, PrologueNone, TilingGather},
+			{ForwardConv, InputGradShifted, KernelGradAuto, PrologueNone, TilingGather}, {ForwardShifted, InputGradShifted, KernelGradAuto, PrologueNone, TilingGather},
+			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts, PrologueNone, TilingGather}, {ForwardConv, InputGradPhases, KernelGradAuto, PrologueNone, TilingGather},
+			{ForwardConv, InputGradPhaseProducts, KernelGradAuto, PrologueNone, TilingGather},
 		} {
 			name := fmt.Sprintf("%dx%dx%dx%d-k%d-s%d-%v-input-%v-kernel-%v", tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride,
 				grad.Forward, grad.Input, grad.Kernel)

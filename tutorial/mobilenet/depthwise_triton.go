@@ -66,10 +66,14 @@ const (
 // depthwiseTritonForward makes y (DepthwiseConv's convolution node, which keeps its place in the graph and its
 // registered gradient) compute with the forward kernel: its backend value becomes the kernel's, and XLA drops the
 // convolution as dead code.
-func depthwiseTritonForward(y, x, kernel *Node, stride int, stats bool, pro *bnPrologue) {
+func depthwiseTritonForward(y, x, kernel *Node, stride int, form DepthwiseForm, pro *bnPrologue) {
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(kernel, x.DType()))
+	stats := form.Forward == ForwardTritonStats
 	k := dwGatherKernel(g, false, stats, gatherPixels, gatherChannels)
+	if form.Tiling == TilingRows {
+		k = dwRowsForward(g, stats, gatherChannels)
+	}
 	if !stats {
 		triton.Replace(y, triton.Call(k, y.Shape(), inputs...))
 		return
@@ -112,16 +116,24 @@ func tritonSums(x *Node) (sum, sumSq *Node, ok bool) {
 }
 
 // depthwiseInputGradTriton is dx by the gather kernel over input pixels.
-func depthwiseInputGradTriton(x, kernel, v *Node, stride int) *Node {
+func depthwiseInputGradTriton(x, kernel, v *Node, stride int, tiling Tiling) *Node {
 	g := geometry(x, kernel, stride)
-	return triton.Call(dwGatherKernel(g, true, false, gatherPixels, gatherChannels), x.Shape(),
-		ConvertDType(v, x.DType()), ConvertDType(kernel, x.DType()))
+	k := dwGatherKernel(g, true, false, gatherPixels, gatherChannels)
+	if tiling == TilingRows {
+		k = dwRowsInputGrad(g, false, gatherChannels)
+	}
+	return triton.Call(k, x.Shape(), ConvertDType(v, x.DType()), ConvertDType(kernel, x.DType()))
 }
 
 // depthwiseKernelGradTriton is dK: the kernel's partial sums [splits, 9, C], summed by XLA, in kernel's dtype.
-func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, pro *bnPrologue) *Node {
+func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, tiling Tiling, pro *bnPrologue) *Node {
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(v, x.DType()))
+	if tiling == TilingRows {
+		k := dwRowsKernelGrad(g, dkChannels, dkImages(g, dkChannels))
+		part := triton.Call(k, shapes.Make(dtypes.Float32, k.Grid[0], 9, g.C), inputs...)
+		return ConvertDType(Reshape(ReduceSum(part, 0), kernel.Shape().Dimensions...), kernel.DType())
+	}
 	blocks := cdiv(g.C, dkChannels)
 	tiles := newTiling(g.N, g.HO, g.WO, dkPixels).tiles()
 	chunks := cdiv(tiles, max(1, dkPrograms/blocks))

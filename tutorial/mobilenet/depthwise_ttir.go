@@ -51,6 +51,41 @@ func (w *ttWriter) cmp(pred, a string, b int, t string) string {
 	return w.op("arith.cmpi %s, %s, %s : %s", pred, a, w.fill(b, t), t)
 }
 
+// scmp compares an i32 scalar with a constant; and is the conjunction of i1 scalars; splat lifts a scalar to a
+// tensor of type t.
+func (w *ttWriter) scmp(pred, a string, b int) string {
+	return w.op("arith.cmpi %s, %s, %s : i32", pred, a, w.i32(b))
+}
+func (w *ttWriter) and(a, b string) string { return w.op("arith.andi %s, %s : i1", a, b) }
+func (w *ttWriter) splat(v, elem, t string) string {
+	return w.op("tt.splat %s : %s -> %s", v, elem, t)
+}
+
+// loop writes scf.for over [0, n) carrying init (of types types): body writes one iteration, given the
+// induction variable and the carried values, and returns the values carried on; loop returns the final values.
+// The carried values get names of their own (%cN_i), so loops can nest.
+func (w *ttWriter) loop(n int, init, types []string, body func(iv string, carried []string) []string) []string {
+	lb, ub, one := w.i32(0), w.i32(n), w.i32(1)
+	id := w.next
+	w.next++
+	iv := fmt.Sprintf("%%iv%d", id)
+	carried, inits := make([]string, len(init)), make([]string, len(init))
+	for i := range init {
+		carried[i] = fmt.Sprintf("%%c%d_%d", id, i)
+		inits[i] = carried[i] + " = " + init[i]
+	}
+	w.line("%%%d:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) : i32 {", id, len(init), iv, lb, ub, one,
+		join(inits), join(types))
+	next := body(iv, carried)
+	w.line("scf.yield %s : %s", join(next), join(types))
+	w.b.WriteString("    }\n")
+	out := make([]string, len(init))
+	for i := range out {
+		out[i] = fmt.Sprintf("%%%d#%d", id, i)
+	}
+	return out
+}
+
 // blockRange is program axis's block of indices: pid·size + [0, size).
 func (w *ttWriter) blockRange(axis string, size int) string {
 	pid := w.op("tt.get_program_id %s : i32", axis)

@@ -15,6 +15,11 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 	if bad := undefinedValues("module {\n    %0 = arith.addi %1, %arg0 : i32\n    %1 = arith.constant 1 : i32\n}", 1); len(bad) != 1 {
 		t.Fatalf("the checker finds %v in IR that uses %%1 before defining it", bad)
 	}
+	loopIR := "    %2 = arith.constant 0 : i32\n    %3:1 = scf.for %iv3 = %2 to %2 step %2 iter_args(%c3_0 = %2) -> (i32) : i32 {\n" +
+		"    %4 = arith.addi %c3_0, %iv3 : i32\n    scf.yield %4 : i32\n    }\n    %5 = arith.addi %3#0, %4 : i32\n"
+	if bad := undefinedValues(loopIR, 0); len(bad) != 1 || !strings.Contains(bad[0], "%4 where") {
+		t.Fatalf("the checker finds %v in IR that uses a loop body's value after the loop", bad)
+	}
 	for _, g := range []dwGeometry{
 		{N: 128, H: 112, W: 112, C: 32, HO: 112, WO: 112, S: 1, Elem: "bf16"},
 		{N: 128, H: 112, W: 112, C: 96, HO: 56, WO: 56, S: 2, Elem: "bf16"},
@@ -23,6 +28,8 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 	} {
 		bn := g
 		bn.BN = true
+		rows, dxRows := newRowTiling(g.HO, g.WO), newRowTiling(g.H, g.W)
+		dxChunks := cdiv(g.H, cdiv(dxRows.rows, g.S)*g.S)
 		for _, k := range []struct {
 			name  string
 			ir    string
@@ -38,6 +45,16 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 			{"forward+bn", dwGatherKernel(bn, false, false, 64, 32).IR, 5, dwGatherKernel(bn, false, false, 64, 32).Grid, newTiling(g.N, g.HO, g.WO, 64).tiles()},
 			{"forward+bn+stats", dwGatherKernel(bn, false, true, 64, 32).IR, 6, dwGatherKernel(bn, false, true, 64, 32).Grid, newTiling(g.N, g.HO, g.WO, 64).tiles()},
 			{"kernel grad+bn", dwKernelGradKernel(bn, 32, 32, 7, 3).IR, 5, dwKernelGradKernel(bn, 32, 32, 7, 3).Grid, 7},
+			// dw-tiling=rows: programs over images × row chunks × strips, and for dK image groups × strips
+			{"forward rows", dwRowsForward(g, false, 32).IR, 3, dwRowsForward(g, false, 32).Grid, g.N * rows.chunks * rows.strips},
+			{"forward rows+stats", dwRowsForward(g, true, 32).IR, 4, dwRowsForward(g, true, 32).Grid, g.N * rows.chunks * rows.strips},
+			{"forward rows+bn+stats", dwRowsForward(bn, true, 32).IR, 6, dwRowsForward(bn, true, 32).Grid, g.N * rows.chunks * rows.strips},
+			{"kernel grad rows", dwRowsKernelGrad(g, 32, 3).IR, 3, dwRowsKernelGrad(g, 32, 3).Grid, cdiv(g.N, 3) * rows.strips},
+			{"kernel grad rows+bn", dwRowsKernelGrad(bn, 32, 1).IR, 5, dwRowsKernelGrad(bn, 32, 1).Grid, g.N * rows.strips},
+			// dx by rows walks dx's grid S rows an iteration; with the backward prologue it also takes z, scale and
+			// shift and writes the sums
+			{"input grad rows", dwRowsInputGrad(g, false, 32).IR, 3, dwRowsInputGrad(g, false, 32).Grid, g.N * dxChunks * dxRows.strips},
+			{"input grad rows+bn", dwRowsInputGrad(bn, true, 32).IR, 7, dwRowsInputGrad(bn, true, 32).Grid, g.N * dxChunks * dxRows.strips},
 		} {
 			if strings.Count(k.ir, "!tt.ptr") < k.args || strings.Contains(k.ir, fmt.Sprintf("%%arg%d:", k.args)) {
 				t.Errorf("%s %s: want %d pointer arguments", g, k.name, k.args)
@@ -52,6 +69,50 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 			}
 			if k.grid[0] != k.tiles || k.grid[1] != cdiv(g.C, 32) && k.name != "kernel grad" {
 				t.Errorf("%s %s: grid %v, want %d pixel tiles × %d channel blocks", g, k.name, k.grid, k.tiles, cdiv(g.C, 32))
+			}
+		}
+	}
+}
+
+// TestRowTilingCoversTheGrid: the row kernels' strips and row chunks cover every output pixel, no program is left
+// with nothing to do, and the network's widths get the strips that waste the fewest columns.
+func TestRowTilingCoversTheGrid(t *testing.T) {
+	for _, tc := range []struct{ ho, wo, tw, rows int }{
+		{112, 112, 16, 8}, {56, 56, 8, 8}, {28, 28, 32, 7}, {14, 14, 16, 7}, {7, 7, 8, 7}, {9, 9, 16, 5}, {5, 5, 8, 5}, {19, 17, 8, 7},
+	} {
+		rt := newRowTiling(tc.ho, tc.wo)
+		if rt.tw != tc.tw || rt.rows != tc.rows {
+			t.Errorf("%+v: strips of %d columns and %d rows", tc, rt.tw, rt.rows)
+		}
+		if rt.strips*rt.tw < tc.wo || (rt.strips-1)*rt.tw >= tc.wo || rt.chunks*rt.rows < tc.ho || (rt.chunks-1)*rt.rows >= tc.ho {
+			t.Errorf("%+v: %d strips of %d columns and %d chunks of %d rows do not just cover it", tc, rt.strips, rt.tw, rt.chunks, rt.rows)
+		}
+	}
+}
+
+// TestRowKernelsLoadEachRowOnce: in the row kernels' loop over output rows, a stride-S layer loads S new input
+// rows as three tiles each (with the prologue, once per tile) — the rows above come from the loop's carried values
+// — and dK loads dy once more; the gather kernel applies the prologue once per tap.
+func TestRowKernelsLoadEachRowOnce(t *testing.T) {
+	inner := func(ir string) string { // the innermost loop's body
+		i := strings.LastIndex(ir, "scf.for")
+		return ir[i : i+strings.Index(ir[i:], "scf.yield")]
+	}
+	for _, s := range []int{1, 2} {
+		g := dwGeometry{N: 4, H: 14, W: 14, C: 40, HO: (14-1)/s + 1, WO: (14-1)/s + 1, S: s, Elem: "bf16", BN: true}
+		for name, tc := range map[string]struct {
+			ir        string
+			loads     int
+			prologues int
+		}{"forward": {dwRowsForward(g, true, 32).IR, 3 * s, 3 * s}, "kernel grad": {dwRowsKernelGrad(g, 32, 2).IR, 3*s + 1, 3 * s},
+			// dx: one dy row (three tiles) an iteration for S rows of dx, and z for each of them
+			"input grad": {dwRowsInputGrad(g, true, 32).IR, 3 + s, 0}} {
+			body := inner(tc.ir)
+			if n := strings.Count(body, "tt.load"); n != tc.loads {
+				t.Errorf("stride %d %s: %d loads a row, want %d", s, name, n, tc.loads)
+			}
+			if n := strings.Count(body, "arith.minnumf"); n != tc.prologues {
+				t.Errorf("stride %d %s: %d prologues a row, want %d", s, name, n, tc.prologues)
 			}
 		}
 	}
@@ -78,40 +139,87 @@ func TestPixelTilingCoversTheGrid(t *testing.T) {
 
 var (
 	ssaDef      = regexp.MustCompile(`^\s*(%\w+)(?::\d+)? = `)
-	ssaBlockArg = regexp.MustCompile(`(%\w+)(?: = %\w+)?(?:: f32)?[,)]`)
+	ssaBlockArg = regexp.MustCompile(`(%\w+)(?: = %[\w#]+)?(?:: f32)?[,)]`)
 	ssaUse      = regexp.MustCompile(`%\w+`)
+	loopVar     = regexp.MustCompile(`scf\.for (%\w+) =`)
 )
 
-// undefinedValues lists the SSA values ir uses before defining them (arguments %arg0… count as defined; a
-// result's #k suffix and region arguments are understood).
+// undefinedValues lists the SSA values ir uses where they are not defined: before their definition, or outside
+// the region (a loop's or a reduction's body) that defines them. Arguments %arg0… count as defined; a result's #k
+// suffix, a loop's induction variable and carried values, and a region's block arguments are understood; a
+// region's result is defined where the region closes.
 func undefinedValues(ir string, args int) (problems []string) {
-	defined := map[string]bool{}
+	scopes := []map[string]bool{{}}
+	pending := []string{} // each open region's result, defined when it closes
 	for i := range args {
-		defined[fmt.Sprintf("%%arg%d", i)] = true
+		scopes[0][fmt.Sprintf("%%arg%d", i)] = true
+	}
+	defined := func(v string) bool {
+		for _, s := range scopes {
+			if s[v] {
+				return true
+			}
+		}
+		return false
 	}
 	for n, line := range strings.Split(ir, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "}") {
+			if len(scopes) > 1 {
+				scopes = scopes[:len(scopes)-1]
+				if r := pending[len(pending)-1]; r != "" {
+					scopes[len(scopes)-1][r] = true
+				}
+				pending = pending[:len(pending)-1]
+			}
+			continue
+		}
 		body := line
 		m := ssaDef.FindStringSubmatch(line)
 		if m != nil {
 			body = line[len(m[0]):]
 		}
-		if strings.Contains(line, "scf.for") || strings.Contains(line, "^bb0") {
+		var regionArgs []string
+		if strings.Contains(line, "^bb0") {
 			for _, a := range ssaBlockArg.FindAllStringSubmatch(line, -1) {
-				defined[a[1]] = true
+				scopes[len(scopes)-1][a[1]] = true
 			}
-			defined["%i"] = defined["%i"] || strings.Contains(line, "scf.for %i")
-			if strings.Contains(line, "^bb0") {
-				continue
+			continue
+		}
+		if strings.Contains(line, "scf.for") {
+			for _, a := range ssaBlockArg.FindAllStringSubmatch(line[strings.Index(line, "iter_args"):], -1) {
+				regionArgs = append(regionArgs, a[1])
+			}
+			if v := loopVar.FindStringSubmatch(line); v != nil {
+				regionArgs = append(regionArgs, v[1])
 			}
 			body = line[strings.Index(line, "iter_args"):]
+			body = ssaBlockArg.ReplaceAllStringFunc(body, func(s string) string { // keep only the initial values
+				if i := strings.Index(s, " = "); i >= 0 {
+					return s[i+3:]
+				}
+				return s
+			})
 		}
 		for _, u := range ssaUse.FindAllString(body, -1) {
-			if !defined[u] {
-				problems = append(problems, fmt.Sprintf("line %d uses %s before defining it: %s", n+1, u, strings.TrimSpace(line)))
+			if !defined(u) {
+				problems = append(problems, fmt.Sprintf("line %d uses %s where it is not defined: %s", n+1, u, trimmed))
 			}
 		}
+		if strings.HasSuffix(trimmed, "{") {
+			result := ""
+			if m != nil {
+				result = m[1]
+			}
+			scope := map[string]bool{}
+			for _, a := range regionArgs {
+				scope[a] = true
+			}
+			scopes, pending = append(scopes, scope), append(pending, result)
+			continue
+		}
 		if m != nil {
-			defined[m[1]] = true
+			scopes[len(scopes)-1][m[1]] = true
 		}
 	}
 	return problems

@@ -58,6 +58,12 @@ var formulationKeys = []formulationKey{
 			c.Depthwise.Prologue = Prologue(slices.Index(prologueNames, v))
 			return nil
 		}},
+	{name: "dw-tiling", values: tilingNames,
+		get: func(c Config) string { return c.Depthwise.Tiling.String() },
+		set: func(c *Config, v string) error {
+			c.Depthwise.Tiling = Tiling(slices.Index(tilingNames, v))
+			return nil
+		}},
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {
@@ -79,12 +85,14 @@ var (
 	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products", "triton", "triton-strided"}
 	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton"}
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
+	tilingNames     = []string{"gather", "rows"}
 )
 
 func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) }
 func (g InputGradient) String() string  { return enumName(inputGradNames, int(g)) }
 func (g KernelGradient) String() string { return enumName(kernelGradNames, int(g)) }
 func (p Prologue) String() string       { return enumName(prologueNames, int(p)) }
+func (t Tiling) String() string         { return enumName(tilingNames, int(t)) }
 
 func enumName(names []string, i int) string {
 	if i < 0 || i >= len(names) {
@@ -142,7 +150,12 @@ func (c *Config) SetFormulation(text string) error {
 		}
 	}
 	d := c.Depthwise
-	if d.Prologue != PrologueNone && d.Forward != ForwardTriton && d.Forward != ForwardTritonStats && d.Kernel != KernelGradTriton {
+	tritonReads := d.Forward == ForwardTriton || d.Forward == ForwardTritonStats || d.Kernel == KernelGradTriton
+	if d.Tiling != TilingGather && !tritonReads {
+		return fmt.Errorf("model formulation %q: dw-tiling=%s is how the Triton kernels walk the image, so it needs "+
+			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Tiling)
+	}
+	if d.Prologue != PrologueNone && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s is done by the Triton kernels, so it needs "+
 			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Prologue)
 	}

@@ -14,6 +14,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Kernel: KernelGradBatchGroup}},
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Prologue: PrologueBNReLU6}},
+		{Depthwise: DepthwiseForm{Kernel: KernelGradTriton, Tiling: TilingRows}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -52,7 +53,9 @@ func TestFormulationErrors(t *testing.T) {
 		"relu6=masked,bn=f16":  "bn is one of compute, float32",
 		"dw-prologue=bn-relu6": "needs dw-forward=triton",
 		"dw-prologue=bn-relu6,dw-forward=shifted,dw-input-grad=triton": "needs dw-forward=triton",
-		"dw-prologue=on": "dw-prologue is one of none, bn-relu6",
+		"dw-prologue=on":                      "dw-prologue is one of none, bn-relu6",
+		"dw-tiling=rows,dw-input-grad=triton": "dw-tiling=rows is how the Triton kernels walk the image, so it needs dw-forward=triton",
+		"dw-tiling=tiles":                     "dw-tiling is one of gather, rows",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

@@ -1,0 +1,436 @@
+package mobilenet
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
+)
+
+// The forward and dK kernels walked down the rows (-model dw-tiling=rows).
+//
+// The gather kernels (depthwise_triton.go) load the input once per tap: nine masked loads per output element, and
+// with dw-prologue nine applications of batch norm and ReLU6 to each input element (run51's profile: the Triton
+// kernels grew by 1.6 ms a step at batch 128 with the prologue, almost what it saved in XLA's passes). Here a
+// program owns a strip of tw output columns × bc channels and walks down its output rows: each input row is loaded
+// once as the three column-shifted tiles that the three taps of a kernel row read (the prologue applied once per
+// tile), kept in registers while the next one or two output rows need it, and the nine taps are products of those
+// tiles. That is three loads and three prologues per input element (a little more at a program's first rows)
+// instead of nine. dx walks its rows the same way over dy (dwRowsInputGrad).
+
+// rowTiling is how the row kernels split a layer's output [n, ho, wo]: a program owns tw output columns (one of
+// strips per row) and, in the forward pass, rows consecutive output rows of one image (one of chunks per image);
+// dK's programs take every row of their strip in a group of images.
+type rowTiling struct{ tw, strips, rows, chunks int }
+
+// rowsPerProgram bounds the forward pass's output rows per program: the first rows of each program reload the
+// rows above (one for stride 1), so more rows waste less, and fewer give more programs.
+const rowsPerProgram = 8
+
+func newRowTiling(ho, wo int) rowTiling {
+	t := rowTiling{tw: 8}
+	waste := func(tw int) int { return cdiv(wo, tw)*tw - wo }
+	for _, tw := range []int{16, 32} { // the widest strip that wastes no more columns than a narrower one
+		if waste(tw) <= waste(t.tw) {
+			t.tw = tw
+		}
+	}
+	t.strips = cdiv(wo, t.tw)
+	t.chunks = cdiv(ho, rowsPerProgram)
+	t.rows = cdiv(ho, t.chunks)
+	return t
+}
+
+// warps gives each thread four elements of a [tw, bc] tile: the kernels keep about twenty such tiles live.
+func (t rowTiling) warps(bc int) int { return max(1, t.tw*bc/128) }
+
+// Experiment knobs for device runs (run54): Triton's num_stages for the row kernels and dK's images per program.
+// TODO(run54): fix the winners as constants and drop the variables.
+var rowStages, rowDKImages = envInt("TRAINOPT_DW_STAGES", 1), envInt("TRAINOPT_DW_DK_IMAGES", 0)
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
+// rowKernel is what the forward and dK row kernels share: a strip's column offsets and masks, the channel block,
+// batch norm's scale and shift, and the loader of one input row.
+type rowKernel struct {
+	w        *ttWriter
+	g        dwGeometry
+	t        rowTiling
+	bc       int
+	shape    string // "twxbc"
+	c, cm    string // the channel block [bc] and its mask
+	cols     [3]string
+	colMasks [3]string // [tw, bc] input offsets q·C + c within a row for each tap column, and their masks
+	outCols  string    // [tw, bc] output offsets ow·C + c within a row
+	outMask  string    // their mask
+	scale    string
+	shift    string   // [tw, bc] f32 tiles (g.BN)
+	other    string   // what masked input loads return
+	src      string   // the input's pointer argument
+	args     []string // the pointer arguments' element types so far
+}
+
+// newRowKernel writes the strip's index arithmetic for strip number strip (an i32 scalar). Arguments: x (z with
+// g.BN), then K or dy, then with g.BN scale and shift.
+func newRowKernel(w *ttWriter, g dwGeometry, t rowTiling, bc int, strip string) *rowKernel {
+	k := &rowKernel{w: w, g: g, t: t, bc: bc, shape: fmt.Sprintf("%dx%d", t.tw, bc), src: "%arg0", args: []string{g.Elem, g.Elem}}
+	vW, vC, iT, bT := vec(t.tw, "i32"), vec(bc, "i32"), mat(t.tw, bc, "i32"), mat(t.tw, bc, "i1")
+	k.c = w.blockRange("y", bc)
+	k.cm = w.cmp("slt", k.c, g.C, vC)
+	cTile, cmTile := w.cols(k.c, t.tw, bc, "i32"), w.cols(k.cm, t.tw, bc, "i1")
+	ow := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", strip, t.tw, "i32"), "i32", vW),
+		w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", t.tw, vW), vW)
+	owm := w.cmp("slt", ow, g.WO, vW)
+	for j := range 3 { // input column q = ow·S + j − 1
+		q := w.bin("addi", w.bin("muli", ow, g.S, vW), j-1, vW)
+		m := w.bin("andi", w.bin("andi", owm, w.cmp("sge", q, 0, vW), vec(t.tw, "i1")), w.cmp("slt", q, g.W, vW), vec(t.tw, "i1"))
+		k.cols[j] = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", q, g.C, vW), t.tw, bc, "i32"), cTile, iT)
+		k.colMasks[j] = w.op("arith.andi %s, %s : %s", w.rows(m, t.tw, bc, "i1"), cmTile, bT)
+	}
+	k.outCols = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", ow, g.C, vW), t.tw, bc, "i32"), cTile, iT)
+	k.outMask = w.op("arith.andi %s, %s : %s", w.rows(owm, t.tw, bc, "i1"), cmTile, bT)
+	k.other = w.zeros(mat(t.tw, bc, g.Elem))
+	if g.BN {
+		k.scale, k.shift = w.affineTiles(k.c, k.cm, "%arg2", "%arg3", t.tw, bc)
+		k.args = append(k.args, "f32", "f32")
+		k.other = w.padZ(k.scale, g.Elem, k.shape)
+	}
+	return k
+}
+
+// inputRow loads input row r (an i32 scalar, possibly outside [0, H): then it is padding) of image n, valid
+// being an extra i1 scalar condition ("" for none), as the three tiles its taps read, in f32, the prologue applied.
+func (k *rowKernel) inputRow(n, r, valid string) [3]string {
+	w, g := k.w, k.g
+	ok := w.and(w.scmp("sge", r, 0), w.scmp("slt", r, g.H))
+	if valid != "" {
+		ok = w.and(ok, valid)
+	}
+	okTile := w.splat(ok, "i1", mat(k.t.tw, k.bc, "i1"))
+	base := w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.H, "i32"), r), g.W*g.C, "i32"),
+		"i32", mat(k.t.tw, k.bc, "i32"))
+	var out [3]string
+	for j := range 3 {
+		off := w.op("arith.addi %s, %s : %s", base, k.cols[j], mat(k.t.tw, k.bc, "i32"))
+		mask := w.op("arith.andi %s, %s : %s", k.colMasks[j], okTile, mat(k.t.tw, k.bc, "i1"))
+		v := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs(k.src, g.Elem, off, k.shape), mask, k.other,
+			k.shape, ptrOf(g.Elem)), g.Elem, k.shape)
+		if g.BN {
+			v = w.bnReLU6(v, k.scale, k.shift, k.shape)
+		}
+		out[j] = v
+	}
+	return out
+}
+
+// outRow is the offsets of output row h of image n within the output (or dy), and their mask with valid ("" for
+// none).
+func (k *rowKernel) outRow(n, h, valid string) (off, mask string) {
+	w, g := k.w, k.g
+	iT, bT := mat(k.t.tw, k.bc, "i32"), mat(k.t.tw, k.bc, "i1")
+	base := w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.HO, "i32"), h), g.WO*g.C, "i32")
+	off = w.op("arith.addi %s, %s : %s", w.splat(base, "i32", iT), k.outCols, iT)
+	mask = k.outMask
+	if valid != "" {
+		mask = w.op("arith.andi %s, %s : %s", mask, w.splat(valid, "i1", bT), bT)
+	}
+	return off, mask
+}
+
+// window is the three input rows output row h reads (h·S − 1 + i, i = 0, 1, 2): the first 3 − S carried from the
+// row before (as 3·(3 − S) tiles), the rest loaded. It returns the rows and what to carry to the next output row.
+func (k *rowKernel) window(n, h, valid string, carried []string) (rows [3][3]string, next []string) {
+	keep := 3 - k.g.S
+	for i := range keep {
+		copy(rows[i][:], carried[3*i:3*i+3])
+	}
+	for i := keep; i < 3; i++ {
+		rows[i] = k.inputRow(n, k.w.bin("addi", k.w.bin("muli", h, k.g.S, "i32"), i-1, "i32"), valid)
+	}
+	for i := k.g.S; i < 3; i++ {
+		next = append(next, rows[i][:]...)
+	}
+	return rows, next
+}
+
+// firstWindow is what window carries into output row h0: input rows h0·S − 1 … h0·S − 1 + (2 − S).
+func (k *rowKernel) firstWindow(n, h0, valid string) []string {
+	var out []string
+	for i := range 3 - k.g.S {
+		row := k.inputRow(n, k.w.bin("addi", k.w.bin("muli", h0, k.g.S, "i32"), i-1, "i32"), valid)
+		out = append(out, row[:]...)
+	}
+	return out
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// dwRowsForward is the forward pass (dwGatherKernel's arguments and outputs, stats included) by rows: programs
+// [n · chunks · strips, C/bc], each writing t.rows output rows of its strip.
+func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
+	t := newRowTiling(g.HO, g.WO)
+	name := "dw_forward_rows_" + g.String()
+	if stats {
+		name = "dw_forward_rows_stats_" + g.String()
+	}
+	w := &ttWriter{}
+	pid := w.op("tt.get_program_id x : i32")
+	perImage := t.chunks * t.strips
+	n := w.bin("divsi", pid, perImage, "i32")
+	within := w.bin("remsi", pid, perImage, "i32")
+	h0 := w.bin("muli", w.bin("divsi", within, t.strips, "i32"), t.rows, "i32")
+	k := newRowKernel(w, g, t, bc, w.bin("remsi", within, t.strips, "i32"))
+	e, fT := g.Elem, mat(t.tw, bc, "f32")
+	var taps [9]string
+	otherK := w.zeros(vec(bc, e))
+	for tap := range taps {
+		kv := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, w.bin("addi", k.c, tap*g.C, vec(bc, "i32")),
+			fmt.Sprint(bc)), k.cm, otherK, bc, ptrOf(e))
+		taps[tap] = w.cols(w.toF32(kv, e, fmt.Sprint(bc)), t.tw, bc, "f32")
+	}
+	args := k.args
+	dst := fmt.Sprintf("%%arg%d", len(args))
+	args = append(args, e)
+	zero := w.zeros(fT)
+	init := k.firstWindow(n, h0, "")
+	if stats {
+		init = append(init, zero, zero)
+	}
+	res := w.loop(t.rows, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
+		h := w.op("arith.addi %s, %s : i32", h0, iv)
+		rows, next := k.window(n, h, "", carried)
+		acc := ""
+		for kh := range 3 {
+			for kw := range 3 {
+				prod := w.op("arith.mulf %s, %s : %s", rows[kh][kw], taps[kh*3+kw], fT)
+				if acc == "" {
+					acc = prod
+				} else {
+					acc = w.op("arith.addf %s, %s : %s", acc, prod, fT)
+				}
+			}
+		}
+		off, mask := k.outRow(n, h, w.scmp("slt", h, g.HO))
+		y := w.fromF32(acc, e, k.shape)
+		w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, k.shape), y, mask, k.shape, ptrOf(e))
+		if stats { // sums of the rounded y, as batch norm would read it back; rows and columns past the edge are 0
+			yq := w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, w.toF32(y, e, k.shape), zero, k.shape, fT)
+			s := carried[len(carried)-2:]
+			next = append(next, w.op("arith.addf %s, %s : %s", s[0], yq, fT),
+				w.op("arith.addf %s, %s : %s", s[1], w.op("arith.mulf %s, %s : %s", yq, yq, fT), fT))
+		}
+		return next
+	})
+	if stats {
+		statsArg := fmt.Sprintf("%%arg%d", len(args))
+		args = append(args, "f32")
+		for i, acc := range res[len(res)-2:] {
+			base := w.bin("muli", w.bin("addi", w.bin("muli", pid, 2, "i32"), i, "i32"), g.C, "i32")
+			off := w.op("arith.addi %s, %s : %s", w.splat(base, "i32", vec(bc, "i32")), k.c, vec(bc, "i32"))
+			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)),
+				w.sumRows(acc, t.tw, bc), k.cm, bc, ptrOf("f32"))
+		}
+	}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)},
+		Warps: t.warps(bc), Stages: rowStages}
+}
+
+// dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
+// nine taps over every output row of its strip in images images and writing part[program, tap, c] (float32).
+// Arguments: x (z with g.BN), dy, with g.BN scale and shift, then part.
+func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
+	t := newRowTiling(g.HO, g.WO)
+	name := "dw_kernel_grad_rows_" + g.String()
+	w := &ttWriter{}
+	pid := w.op("tt.get_program_id x : i32")
+	n0 := w.bin("muli", w.bin("divsi", pid, t.strips, "i32"), images, "i32")
+	k := newRowKernel(w, g, t, bc, w.bin("remsi", pid, t.strips, "i32"))
+	e, fT := g.Elem, mat(t.tw, bc, "f32")
+	args := k.args
+	part := fmt.Sprintf("%%arg%d", len(args))
+	args = append(args, "f32")
+	zero := w.zeros(fT)
+	sums := w.loop(images, repeat(zero, 9), repeat(fT, 9), func(j string, acc []string) []string {
+		n := w.op("arith.addi %s, %s : i32", n0, j)
+		valid := w.scmp("slt", n, g.N)
+		init := append(k.firstWindow(n, w.i32(0), valid), acc...)
+		res := w.loop(g.HO, init, repeat(fT, len(init)), func(h string, carried []string) []string {
+			rows, next := k.window(n, h, valid, carried)
+			off, mask := k.outRow(n, h, valid)
+			dy := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg1", e, off, k.shape), mask, w.zeros(mat(t.tw, bc, e)),
+				k.shape, ptrOf(e)), e, k.shape)
+			acc := carried[len(carried)-9:]
+			for tap := range 9 {
+				next = append(next, w.op("arith.addf %s, %s : %s", acc[tap],
+					w.op("arith.mulf %s, %s : %s", dy, rows[tap/3][tap%3], fT), fT))
+			}
+			return next
+		})
+		return res[len(res)-9:]
+	})
+	base := w.bin("muli", pid, 9*g.C, "i32")
+	for tap, acc := range sums {
+		off := w.op("arith.addi %s, %s : %s", w.splat(w.bin("addi", base, tap*g.C, "i32"), "i32", vec(bc, "i32")), k.c, vec(bc, "i32"))
+		w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(part, "f32", off, fmt.Sprint(bc)), w.sumRows(acc, t.tw, bc),
+			k.cm, bc, ptrOf("f32"))
+	}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(g.N, images) * t.strips, cdiv(g.C, bc)},
+		Warps: t.warps(bc), Stages: rowStages}
+}
+
+// dkImages is how many images each dK row program sums over: about dkPrograms programs in all.
+func dkImages(g dwGeometry, bc int) int {
+	if rowDKImages > 0 {
+		return rowDKImages
+	}
+	t := newRowTiling(g.HO, g.WO)
+	return max(1, g.N*t.strips*cdiv(g.C, bc)/dkPrograms)
+}
+
+// dwRowsInputGrad is dx by rows (dwGatherKernel's grad arguments and outputs: dy, K, then with g.BN and stats z,
+// scale and shift, then dx — or g, ReLU6's gate applied — and the per-program sums Σg, Σg·z). Programs [n ·
+// chunks · strips, C/bc] over dx's grid, each walking its rows S at a time: dx rows S·i … S·i + S − 1 read dy
+// rows i − 1 … i + 1 (stride 1) or i, i + 1 (stride 2), so each iteration loads one new dy row, as three
+// column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest.
+func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
+	t := newRowTiling(g.H, g.W)
+	t.rows = cdiv(t.rows, g.S) * g.S // whole iterations of S rows
+	t.chunks = cdiv(g.H, t.rows)
+	bnGrad := g.BN && stats
+	name := "dw_input_grad_rows_" + g.String()
+	if bnGrad {
+		name = "dw_input_grad_rows_bn_" + g.String()
+	}
+	w := &ttWriter{}
+	e, tw := g.Elem, t.tw
+	shape := fmt.Sprintf("%dx%d", tw, bc)
+	vW, vC, iT, bT, fT := vec(tw, "i32"), vec(bc, "i32"), mat(tw, bc, "i32"), mat(tw, bc, "i1"), mat(tw, bc, "f32")
+	pid := w.op("tt.get_program_id x : i32")
+	perImage := t.chunks * t.strips
+	n := w.bin("divsi", pid, perImage, "i32")
+	within := w.bin("remsi", pid, perImage, "i32")
+	i0 := w.bin("muli", w.bin("divsi", within, t.strips, "i32"), t.rows/g.S, "i32") // first dy row index i
+	c := w.blockRange("y", bc)
+	cm := w.cmp("slt", c, g.C, vC)
+	cTile, cmTile := w.cols(c, tw, bc, "i32"), w.cols(cm, tw, bc, "i1")
+	q := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", w.bin("remsi", within, t.strips, "i32"), tw, "i32"), "i32", vW),
+		w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", tw, vW), vW)
+	qm := w.cmp("slt", q, g.W, vW)
+	var cols, colMasks [3]string
+	for kw := range 3 { // dy column (q + 1 − kw)/S where it divides
+		num := w.bin("addi", q, 1-kw, vW)
+		m := w.bin("andi", qm, w.cmp("sge", num, 0, vW), vec(tw, "i1"))
+		j := num
+		if g.S > 1 {
+			m = w.bin("andi", m, w.cmp("eq", w.bin("remsi", num, g.S, vW), 0, vW), vec(tw, "i1"))
+			j = w.bin("divsi", num, g.S, vW)
+		}
+		m = w.bin("andi", m, w.cmp("slt", j, g.WO, vW), vec(tw, "i1"))
+		cols[kw] = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", j, g.C, vW), tw, bc, "i32"), cTile, iT)
+		colMasks[kw] = w.op("arith.andi %s, %s : %s", w.rows(m, tw, bc, "i1"), cmTile, bT)
+	}
+	outCols := w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", q, g.C, vW), tw, bc, "i32"), cTile, iT)
+	outMask := w.op("arith.andi %s, %s : %s", w.rows(qm, tw, bc, "i1"), cmTile, bT)
+	args := []string{e, e}
+	var scale, shift string
+	if bnGrad {
+		scale, shift = w.affineTiles(c, cm, "%arg3", "%arg4", tw, bc)
+		args = append(args, e, "f32", "f32")
+	}
+	dst := fmt.Sprintf("%%arg%d", len(args))
+	args = append(args, e)
+	var taps [9]string
+	otherK := w.zeros(vec(bc, e))
+	for tap := range taps {
+		kv := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, w.bin("addi", c, tap*g.C, vC), fmt.Sprint(bc)),
+			cm, otherK, bc, ptrOf(e))
+		taps[tap] = w.cols(w.toF32(kv, e, fmt.Sprint(bc)), tw, bc, "f32")
+	}
+	other, zero := w.zeros(mat(tw, bc, e)), w.zeros(fT)
+	// dyRow loads dy row i (an i32 scalar; outside [0, HO) it is zero) as the three tiles of tap columns kw.
+	dyRow := func(i string) []string {
+		ok := w.and(w.scmp("sge", i, 0), w.scmp("slt", i, g.HO))
+		okTile := w.splat(ok, "i1", bT)
+		base := w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.HO, "i32"), i), g.WO*g.C, "i32"), "i32", iT)
+		out := make([]string, 3)
+		for kw := range 3 {
+			off := w.op("arith.addi %s, %s : %s", base, cols[kw], iT)
+			mask := w.op("arith.andi %s, %s : %s", colMasks[kw], okTile, bT)
+			out[kw] = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)
+		}
+		return out
+	}
+	// The window of dy rows i + lo … i + 1 that dx rows S·i … S·i + S − 1 read: lo = −1 for stride 1, 0 for 2.
+	lo := g.S - 2
+	var init []string
+	for off := lo; off < 1; off++ {
+		init = append(init, dyRow(w.bin("addi", i0, off, "i32"))...)
+	}
+	if bnGrad {
+		init = append(init, zero, zero)
+	}
+	kept := 3 * (1 - lo)
+	res := w.loop(t.rows/g.S, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
+		i := w.op("arith.addi %s, %s : i32", i0, iv)
+		window := append(append([]string(nil), carried[:kept]...), dyRow(w.bin("addi", i, 1, "i32"))...)
+		var sums []string
+		if bnGrad {
+			sums = carried[kept:]
+		}
+		for p := range g.S { // dx row r = S·i + p
+			acc := ""
+			for kh := range 3 {
+				if (p+1-kh)%g.S != 0 {
+					continue
+				}
+				row := (p+1-kh)/g.S - lo // the window row: dy row i + (p + 1 − kh)/S
+				for kw := range 3 {
+					prod := w.op("arith.mulf %s, %s : %s", window[3*row+kw], taps[kh*3+kw], fT)
+					if acc == "" {
+						acc = prod
+					} else {
+						acc = w.op("arith.addf %s, %s : %s", acc, prod, fT)
+					}
+				}
+			}
+			r := w.bin("addi", w.bin("muli", i, g.S, "i32"), p, "i32")
+			rowOK := w.splat(w.scmp("slt", r, g.H), "i1", bT)
+			mask := w.op("arith.andi %s, %s : %s", outMask, rowOK, bT)
+			off := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.H, "i32"), r),
+				g.W*g.C, "i32"), "i32", iT), outCols, iT)
+			dx := w.fromF32(acc, e, shape)
+			if bnGrad { // g = dx where 0 < z·scale + shift < 6, and its sums with z
+				z := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)
+				gq := w.reluGate(w.toF32(dx, e, shape), z, scale, shift, shape)
+				gq = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, gq, zero, shape, fT)
+				dx = w.fromF32(gq, e, shape)
+				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], gq, fT),
+					w.op("arith.addf %s, %s : %s", sums[1], w.op("arith.mulf %s, %s : %s", gq, z, fT), fT)}
+			}
+			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, shape), dx, mask, shape, ptrOf(e))
+		}
+		return append(window[3:], sums...)
+	})
+	if bnGrad {
+		statsArg := fmt.Sprintf("%%arg%d", len(args))
+		args = append(args, "f32")
+		for k, acc := range res[kept:] {
+			base := w.bin("muli", w.bin("addi", w.bin("muli", pid, 2, "i32"), k, "i32"), g.C, "i32")
+			off := w.op("arith.addi %s, %s : %s", w.splat(base, "i32", vC), c, vC)
+			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)), w.sumRows(acc, tw, bc), cm, bc, ptrOf("f32"))
+		}
+	}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps(bc), Stages: rowStages}
+}
