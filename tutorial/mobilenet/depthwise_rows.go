@@ -143,6 +143,8 @@ func (k *rowKernel) outRow(n, h, valid string) (off, mask string) {
 	return off, mask
 }
 
+// excerpt: depthwise-rows
+
 // window is the three input rows output row h reads (h·S − 1 + i, i = 0, 1, 2): the first 3 − S carried from the
 // row before (as 3·(3 − S) tiles), the rest loaded. It returns the rows and what to carry to the next output row.
 func (k *rowKernel) window(n, h, valid string, carried []string) (rows [3][3]string, next []string) {
@@ -158,6 +160,8 @@ func (k *rowKernel) window(n, h, valid string, carried []string) (rows [3][3]str
 	}
 	return rows, next
 }
+
+// excerpt end
 
 // firstWindow is what window carries into output row h0: input rows h0·S − 1 … h0·S − 1 + (2 − S).
 func (k *rowKernel) firstWindow(n, h0, valid string) []string {
@@ -208,6 +212,7 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 	if stats {
 		init = append(init, zero, zero)
 	}
+	// excerpt: depthwise-rows-loop
 	res := w.loop(t.rows, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
 		h := w.op("arith.addi %s, %s : i32", h0, iv)
 		rows, next := k.window(n, h, "", carried)
@@ -233,6 +238,7 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 		}
 		return next
 	})
+	// excerpt end
 	if stats {
 		statsArg := fmt.Sprintf("%%arg%d", len(args))
 		args = append(args, "f32")
