@@ -2,8 +2,6 @@ package mobilenet
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
 )
@@ -44,17 +42,6 @@ func newRowTiling(ho, wo int) rowTiling {
 
 // warps gives each thread four elements of a [tw, bc] tile: the kernels keep about twenty such tiles live.
 func (t rowTiling) warps(bc int) int { return max(1, t.tw*bc/128) }
-
-// Experiment knobs for device runs (run54): Triton's num_stages for the row kernels and dK's images per program.
-// TODO(run54): fix the winners as constants and drop the variables.
-var rowStages, rowDKImages = envInt("TRAINOPT_DW_STAGES", 1), envInt("TRAINOPT_DW_DK_IMAGES", 0)
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
-		return v
-	}
-	return def
-}
 
 // rowKernel is what the forward and dK row kernels share: a strip's column offsets and masks, the channel block,
 // batch norm's scale and shift, and the loader of one input row.
@@ -250,11 +237,14 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 		}
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)},
-		Warps: t.warps(bc), Stages: rowStages}
+		Warps: t.warps(bc)}
 }
 
 // dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
-// nine taps over every output row of its strip in images images and writing part[program, tap, c] (float32).
+// nine taps over every output row of its strip in images images and writing part[program, tap, c] (float32). The
+// step uses one image per program (run54, H100: 11093 / 11105 samples/s at 128 against 10897 / 10939 with about
+// 1024 programs in all): the loop waits on its loads, so more programs in flight hide more of the latency; the
+// partial sums stay small (at most [896, 9, C] float32 at batch 128).
 // Arguments: x (z with g.BN), dy, with g.BN scale and shift, then part.
 func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 	t := newRowTiling(g.HO, g.WO)
@@ -293,16 +283,7 @@ func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 			k.cm, bc, ptrOf("f32"))
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(g.N, images) * t.strips, cdiv(g.C, bc)},
-		Warps: t.warps(bc), Stages: rowStages}
-}
-
-// dkImages is how many images each dK row program sums over: about dkPrograms programs in all.
-func dkImages(g dwGeometry, bc int) int {
-	if rowDKImages > 0 {
-		return rowDKImages
-	}
-	t := newRowTiling(g.HO, g.WO)
-	return max(1, g.N*t.strips*cdiv(g.C, bc)/dkPrograms)
+		Warps: t.warps(bc)}
 }
 
 // dwRowsInputGrad is dx by rows (dwGatherKernel's grad arguments and outputs: dy, K, then with g.BN and stats z,
@@ -310,6 +291,8 @@ func dkImages(g dwGeometry, bc int) int {
 // chunks · strips, C/bc] over dx's grid, each walking its rows S at a time: dx rows S·i … S·i + S − 1 read dy
 // rows i − 1 … i + 1 (stride 1) or i, i + 1 (stride 2), so each iteration loads one new dy row, as three
 // column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest.
+// Against the gather (profiles of run53 and run54, H100, two calls) it is faster on the two largest layers
+// (112×112×96 stride 2: 480 → 453 µs; 56×56×144: 309 → 293) and slower on the narrow ones, the same in sum.
 func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 	t := newRowTiling(g.H, g.W)
 	t.rows = cdiv(t.rows, g.S) * g.S // whole iterations of S rows
@@ -438,5 +421,5 @@ func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)), w.sumRows(acc, tw, bc), cm, bc, ptrOf("f32"))
 		}
 	}
-	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps(bc), Stages: rowStages}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps(bc)}
 }

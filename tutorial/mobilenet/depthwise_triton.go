@@ -130,7 +130,7 @@ func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, tiling Tiling, pr
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(v, x.DType()))
 	if tiling == TilingRows {
-		k := dwRowsKernelGrad(g, dkChannels, dkImages(g, dkChannels))
+		k := dwRowsKernelGrad(g, dkChannels, 1)
 		part := triton.Call(k, shapes.Make(dtypes.Float32, k.Grid[0], 9, g.C), inputs...)
 		return ConvertDType(Reshape(ReduceSum(part, 0), kernel.Shape().Dimensions...), kernel.DType())
 	}
