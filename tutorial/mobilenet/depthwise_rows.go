@@ -6,11 +6,12 @@ import (
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
 )
 
-// The forward and dK kernels walked down the rows (-model dw-tiling=rows).
+// The depthwise kernels walked down the rows (-model dw-tiling=rows; measurements in the README, "Kernels that
+// walk rows").
 //
 // The gather kernels (depthwise_triton.go) load the input once per tap: nine masked loads per output element, and
-// with dw-prologue nine applications of batch norm and ReLU6 to each input element (run51's profile: the Triton
-// kernels grew by 1.6 ms a step at batch 128 with the prologue, almost what it saved in XLA's passes). Here a
+// with dw-prologue nine applications of batch norm and ReLU6 to each input element, which cost the Triton kernels
+// about what the prologue saved in XLA's passes. Here a
 // program owns a strip of tw output columns × bc channels and walks down its output rows: each input row is loaded
 // once as the three column-shifted tiles that the three taps of a kernel row read (the prologue applied once per
 // tile), kept in registers while the next one or two output rows need it, and the nine taps are products of those
@@ -242,9 +243,9 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 
 // dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
 // nine taps over every output row of its strip in images images and writing part[program, tap, c] (float32). The
-// step uses one image per program (run54, H100: 11093 / 11105 samples/s at 128 against 10897 / 10939 with about
-// 1024 programs in all): the loop waits on its loads, so more programs in flight hide more of the latency; the
-// partial sums stay small (at most [896, 9, C] float32 at batch 128).
+// step uses one image per program: the loop waits on its loads, so more programs in flight hide more of that
+// latency (measured faster than about 1024 programs in all), and the partial sums stay small ([batch · strips, 9,
+// C] float32).
 // Arguments: x (z with g.BN), dy, with g.BN scale and shift, then part.
 func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 	t := newRowTiling(g.HO, g.WO)
@@ -291,8 +292,7 @@ func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 // chunks · strips, C/bc] over dx's grid, each walking its rows S at a time: dx rows S·i … S·i + S − 1 read dy
 // rows i − 1 … i + 1 (stride 1) or i, i + 1 (stride 2), so each iteration loads one new dy row, as three
 // column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest.
-// Against the gather (profiles of run53 and run54, H100, two calls) it is faster on the two largest layers
-// (112×112×96 stride 2: 480 → 453 µs; 56×56×144: 309 → 293) and slower on the narrow ones, the same in sum.
+// Against the gather it is faster on the two largest layers and slower on the narrow ones, the same in sum.
 func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 	t := newRowTiling(g.H, g.W)
 	t.rows = cdiv(t.rows, g.S) * g.S // whole iterations of S rows

@@ -39,8 +39,7 @@ type Kernel struct {
 	// Warps is the number of warps per program (Triton's num_warps; 0 means 4).
 	Warps int
 	// Stages is Triton's num_stages (0 means 1): above 1, Triton's pipeliner issues the loads of a loop's next
-	// iterations while the current one computes, in more registers and shared memory. (For the depthwise row
-	// kernels 2 and 3 changed nothing measurable: run54.)
+	// iterations while the current one computes, in more registers and shared memory.
 	Stages int
 }
 
