@@ -28,8 +28,8 @@ func init() {
 	register("07.39", "07-beyond", cell07_39)
 	register("07.42", "07-beyond", cell07_42)
 	register("07.44", "07-beyond", cell07_44)
-	register("07.50", "07-beyond", cell07_50)
-	register("07.53", "07-beyond", cell07_53)
+	register("07.51", "07-beyond", cell07_51)
+	register("07.54", "07-beyond", cell07_54)
 }
 
 func cell07_4() {
@@ -128,10 +128,10 @@ func cell07_44() {
 	nbutil.Run(cfg)
 }
 
-func cell07_50() {
+func cell07_51() {
 	nbutil.Experiment("13", "dw-input-grad=phases")
 }
 
-func cell07_53() {
+func cell07_54() {
 	nbutil.CompileTimes()
 }
