@@ -34,36 +34,11 @@ var formulationKeys = []formulationKey{
 	{name: "bn-sums", values: []string{"separate", "joint"},
 		get: func(c Config) string { return pick(c.JointSums, "joint", "separate") },
 		set: func(c *Config, v string) error { c.JointSums = v == "joint"; return nil }},
-	{name: "dw-forward", values: forwardNames,
-		get: func(c Config) string { return c.Depthwise.Forward.String() },
-		set: func(c *Config, v string) error {
-			c.Depthwise.Forward = ForwardForm(slices.Index(forwardNames, v))
-			return nil
-		}},
-	{name: "dw-input-grad", values: inputGradNames,
-		get: func(c Config) string { return c.Depthwise.Input.String() },
-		set: func(c *Config, v string) error {
-			c.Depthwise.Input = InputGradient(slices.Index(inputGradNames, v))
-			return nil
-		}},
-	{name: "dw-kernel-grad", values: kernelGradNames,
-		get: func(c Config) string { return c.Depthwise.Kernel.String() },
-		set: func(c *Config, v string) error {
-			c.Depthwise.Kernel = KernelGradient(slices.Index(kernelGradNames, v))
-			return nil
-		}},
-	{name: "dw-prologue", values: prologueNames,
-		get: func(c Config) string { return c.Depthwise.Prologue.String() },
-		set: func(c *Config, v string) error {
-			c.Depthwise.Prologue = Prologue(slices.Index(prologueNames, v))
-			return nil
-		}},
-	{name: "dw-tiling", values: tilingNames,
-		get: func(c Config) string { return c.Depthwise.Tiling.String() },
-		set: func(c *Config, v string) error {
-			c.Depthwise.Tiling = Tiling(slices.Index(tilingNames, v))
-			return nil
-		}},
+	depthwiseKey("dw-forward", forwardNames, func(d *DepthwiseForm) *ForwardForm { return &d.Forward }),
+	depthwiseKey("dw-input-grad", inputGradNames, func(d *DepthwiseForm) *InputGradient { return &d.Input }),
+	depthwiseKey("dw-kernel-grad", kernelGradNames, func(d *DepthwiseForm) *KernelGradient { return &d.Kernel }),
+	depthwiseKey("dw-prologue", prologueNames, func(d *DepthwiseForm) *Prologue { return &d.Prologue }),
+	depthwiseKey("dw-tiling", tilingNames, func(d *DepthwiseForm) *Tiling { return &d.Tiling }),
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {
@@ -87,6 +62,16 @@ var (
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
 	tilingNames     = []string{"gather", "rows"}
 )
+
+// depthwiseKey is the setting of one of DepthwiseForm's enums, whose values are the indices of names.
+func depthwiseKey[E ~int](name string, names []string, field func(*DepthwiseForm) *E) formulationKey {
+	return formulationKey{name: name, values: names,
+		get: func(c Config) string { return enumName(names, int(*field(&c.Depthwise))) },
+		set: func(c *Config, v string) error {
+			*field(&c.Depthwise) = E(slices.Index(names, v))
+			return nil
+		}}
+}
 
 func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) }
 func (g InputGradient) String() string  { return enumName(inputGradNames, int(g)) }
