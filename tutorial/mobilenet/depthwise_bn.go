@@ -99,10 +99,7 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
-		k := dwGatherKernel(geo, true, true, gatherPixels, gatherChannels)
-		if l.form.Tiling == TilingRows {
-			k = dwRowsInputGrad(geo, true, gatherChannels)
-		}
+		k := inputGradKernel(geo, true, l.form.Tiling)
 		e := l.x.DType()
 		outs := triton.CallMulti(k, []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)},
 			ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)

@@ -44,47 +44,67 @@ func newRowTiling(ho, wo int) rowTiling {
 // warps gives each thread four elements of a [tw, bc] tile: the kernels keep about twenty such tiles live.
 func (t rowTiling) warps(bc int) int { return max(1, t.tw*bc/128) }
 
-// rowKernel is what the forward and dK row kernels share: a strip's column offsets and masks, the channel block,
-// batch norm's scale and shift, and the loader of one input row.
+// rowKernel is what the row kernels share: the channel block, a strip's source-column offsets and masks for each
+// tap column, its destination offsets, batch norm's scale and shift, and the loader of one source row. The
+// forward and dK kernels read x (source, [N, H, W, C]) and write or read the output grid ([N, HO, WO, C]); dx
+// reads dy (source, the output grid) and writes dx (destination, x's grid).
 type rowKernel struct {
-	w        *ttWriter
-	g        dwGeometry
-	t        rowTiling
-	bc       int
-	shape    string // "twxbc"
-	c, cm    string // the channel block [bc] and its mask
-	cols     [3]string
-	colMasks [3]string // [tw, bc] input offsets q·C + c within a row for each tap column, and their masks
-	outCols  string    // [tw, bc] output offsets ow·C + c within a row
-	outMask  string    // their mask
-	scale    string
-	shift    string   // [tw, bc] f32 tiles (g.BN)
-	other    string   // what masked input loads return
-	src      string   // the input's pointer argument
-	args     []string // the pointer arguments' element types so far
+	w          *ttWriter
+	g          dwGeometry
+	t          rowTiling
+	bc         int
+	shape      string // "twxbc"
+	c, cm      string // the channel block [bc] and its mask
+	srcH, srcW int    // the source grid
+	dstH, dstW int    // the destination grid (the strip's columns)
+	cols       [3]string
+	colMasks   [3]string // [tw, bc] source offsets within a row for each tap column, and their masks
+	outCols    string    // [tw, bc] destination offsets q·C + c within a row
+	outMask    string    // their mask
+	scale      string
+	shift      string   // [tw, bc] f32 tiles (g.BN, forward and dK)
+	other      string   // what masked source loads return
+	args       []string // the pointer arguments' element types so far
 }
 
-// newRowKernel writes the strip's index arithmetic for strip number strip (an i32 scalar). Arguments: x (z with
-// g.BN), then K or dy, then with g.BN scale and shift.
-func newRowKernel(w *ttWriter, g dwGeometry, t rowTiling, bc int, strip string) *rowKernel {
-	k := &rowKernel{w: w, g: g, t: t, bc: bc, shape: fmt.Sprintf("%dx%d", t.tw, bc), src: "%arg0", args: []string{g.Elem, g.Elem}}
-	vW, vC, iT, bT := vec(t.tw, "i32"), vec(bc, "i32"), mat(t.tw, bc, "i32"), mat(t.tw, bc, "i1")
+// newRowKernel writes the strip's index arithmetic for strip number strip (an i32 scalar). Forward and dK (grad
+// false): source column q·S + j − 1 for tap column j; arguments x (z with g.BN), then K or dy, then with g.BN
+// scale and shift. dx (grad true): source column (q + 1 − j)/S where that divides; arguments dy, K.
+func newRowKernel(w *ttWriter, g dwGeometry, t rowTiling, bc int, strip string, grad bool) *rowKernel {
+	k := &rowKernel{w: w, g: g, t: t, bc: bc, shape: fmt.Sprintf("%dx%d", t.tw, bc), args: []string{g.Elem, g.Elem},
+		srcH: g.H, srcW: g.W, dstH: g.HO, dstW: g.WO}
+	if grad {
+		k.srcH, k.srcW, k.dstH, k.dstW = g.HO, g.WO, g.H, g.W
+	}
+	vW, vB, vC, iT, bT := vec(t.tw, "i32"), vec(t.tw, "i1"), vec(bc, "i32"), mat(t.tw, bc, "i32"), mat(t.tw, bc, "i1")
 	k.c = w.blockRange("y", bc)
 	k.cm = w.cmp("slt", k.c, g.C, vC)
 	cTile, cmTile := w.cols(k.c, t.tw, bc, "i32"), w.cols(k.cm, t.tw, bc, "i1")
-	ow := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", strip, t.tw, "i32"), "i32", vW),
+	q := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", strip, t.tw, "i32"), "i32", vW),
 		w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", t.tw, vW), vW)
-	owm := w.cmp("slt", ow, g.WO, vW)
-	for j := range 3 { // input column q = ow·S + j − 1
-		q := w.bin("addi", w.bin("muli", ow, g.S, vW), j-1, vW)
-		m := w.bin("andi", w.bin("andi", owm, w.cmp("sge", q, 0, vW), vec(t.tw, "i1")), w.cmp("slt", q, g.W, vW), vec(t.tw, "i1"))
-		k.cols[j] = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", q, g.C, vW), t.tw, bc, "i32"), cTile, iT)
+	qm := w.cmp("slt", q, k.dstW, vW)
+	for j := range 3 {
+		var src, m string
+		if !grad { // q·S + j − 1
+			src = w.bin("addi", w.bin("muli", q, g.S, vW), j-1, vW)
+			m = w.bin("andi", qm, w.cmp("sge", src, 0, vW), vB)
+		} else { // (q + 1 − j)/S where it divides
+			num := w.bin("addi", q, 1-j, vW)
+			m = w.bin("andi", qm, w.cmp("sge", num, 0, vW), vB)
+			src = num
+			if g.S > 1 {
+				m = w.bin("andi", m, w.cmp("eq", w.bin("remsi", num, g.S, vW), 0, vW), vB)
+				src = w.bin("divsi", num, g.S, vW)
+			}
+		}
+		m = w.bin("andi", m, w.cmp("slt", src, k.srcW, vW), vB)
+		k.cols[j] = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", src, g.C, vW), t.tw, bc, "i32"), cTile, iT)
 		k.colMasks[j] = w.op("arith.andi %s, %s : %s", w.rows(m, t.tw, bc, "i1"), cmTile, bT)
 	}
-	k.outCols = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", ow, g.C, vW), t.tw, bc, "i32"), cTile, iT)
-	k.outMask = w.op("arith.andi %s, %s : %s", w.rows(owm, t.tw, bc, "i1"), cmTile, bT)
+	k.outCols = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", q, g.C, vW), t.tw, bc, "i32"), cTile, iT)
+	k.outMask = w.op("arith.andi %s, %s : %s", w.rows(qm, t.tw, bc, "i1"), cmTile, bT)
 	k.other = w.zeros(mat(t.tw, bc, g.Elem))
-	if g.BN {
+	if g.BN && !grad {
 		k.scale, k.shift = w.affineTiles(k.c, k.cm, "%arg2", "%arg3", t.tw, bc)
 		k.args = append(k.args, "f32", "f32")
 		k.other = w.padZ(k.scale, g.Elem, k.shape)
@@ -92,24 +112,37 @@ func newRowKernel(w *ttWriter, g dwGeometry, t rowTiling, bc int, strip string) 
 	return k
 }
 
-// inputRow loads input row r (an i32 scalar, possibly outside [0, H): then it is padding) of image n, valid
-// being an extra i1 scalar condition ("" for none), as the three tiles its taps read, in f32, the prologue applied.
-func (k *rowKernel) inputRow(n, r, valid string) [3]string {
+// taps loads the kernel K ([3·3·C], pointer argument arg) for the channel block as nine f32 [tw, bc] tiles.
+func (k *rowKernel) taps(arg string) (taps [9]string) {
+	w, e := k.w, k.g.Elem
+	other := w.zeros(vec(k.bc, e))
+	for tap := range taps {
+		kv := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs(arg, e, w.bin("addi", k.c, tap*k.g.C, vec(k.bc, "i32")),
+			fmt.Sprint(k.bc)), k.cm, other, k.bc, ptrOf(e))
+		taps[tap] = w.cols(w.toF32(kv, e, fmt.Sprint(k.bc)), k.t.tw, k.bc, "f32")
+	}
+	return taps
+}
+
+// sourceRow loads source row r (an i32 scalar, possibly outside the grid: then it is padding) of image n, valid
+// being an extra i1 scalar condition ("" for none), as the three tiles its tap columns read, in f32, the prologue
+// applied.
+func (k *rowKernel) sourceRow(n, r, valid string) [3]string {
 	w, g := k.w, k.g
-	ok := w.and(w.scmp("sge", r, 0), w.scmp("slt", r, g.H))
+	ok := w.and(w.scmp("sge", r, 0), w.scmp("slt", r, k.srcH))
 	if valid != "" {
 		ok = w.and(ok, valid)
 	}
 	okTile := w.splat(ok, "i1", mat(k.t.tw, k.bc, "i1"))
-	base := w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.H, "i32"), r), g.W*g.C, "i32"),
+	base := w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, k.srcH, "i32"), r), k.srcW*g.C, "i32"),
 		"i32", mat(k.t.tw, k.bc, "i32"))
 	var out [3]string
 	for j := range 3 {
 		off := w.op("arith.addi %s, %s : %s", base, k.cols[j], mat(k.t.tw, k.bc, "i32"))
 		mask := w.op("arith.andi %s, %s : %s", k.colMasks[j], okTile, mat(k.t.tw, k.bc, "i1"))
-		v := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs(k.src, g.Elem, off, k.shape), mask, k.other,
+		v := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", g.Elem, off, k.shape), mask, k.other,
 			k.shape, ptrOf(g.Elem)), g.Elem, k.shape)
-		if g.BN {
+		if k.scale != "" {
 			v = w.bnReLU6(v, k.scale, k.shift, k.shape)
 		}
 		out[j] = v
@@ -117,12 +150,12 @@ func (k *rowKernel) inputRow(n, r, valid string) [3]string {
 	return out
 }
 
-// outRow is the offsets of output row h of image n within the output (or dy), and their mask with valid ("" for
-// none).
+// outRow is the offsets of destination row h of image n (the output, dy for dK, dx for dx), and their mask with
+// valid ("" for none).
 func (k *rowKernel) outRow(n, h, valid string) (off, mask string) {
 	w, g := k.w, k.g
 	iT, bT := mat(k.t.tw, k.bc, "i32"), mat(k.t.tw, k.bc, "i1")
-	base := w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.HO, "i32"), h), g.WO*g.C, "i32")
+	base := w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, k.dstH, "i32"), h), k.dstW*g.C, "i32")
 	off = w.op("arith.addi %s, %s : %s", w.splat(base, "i32", iT), k.outCols, iT)
 	mask = k.outMask
 	if valid != "" {
@@ -141,7 +174,7 @@ func (k *rowKernel) window(n, h, valid string, carried []string) (rows [3][3]str
 		copy(rows[i][:], carried[3*i:3*i+3])
 	}
 	for i := keep; i < 3; i++ {
-		rows[i] = k.inputRow(n, k.w.bin("addi", k.w.bin("muli", h, k.g.S, "i32"), i-1, "i32"), valid)
+		rows[i] = k.tapRow(n, h, i, valid)
 	}
 	for i := k.g.S; i < 3; i++ {
 		next = append(next, rows[i][:]...)
@@ -155,10 +188,15 @@ func (k *rowKernel) window(n, h, valid string, carried []string) (rows [3][3]str
 func (k *rowKernel) firstWindow(n, h0, valid string) []string {
 	var out []string
 	for i := range 3 - k.g.S {
-		row := k.inputRow(n, k.w.bin("addi", k.w.bin("muli", h0, k.g.S, "i32"), i-1, "i32"), valid)
+		row := k.tapRow(n, h0, i, valid)
 		out = append(out, row[:]...)
 	}
 	return out
+}
+
+// tapRow is the input row that kernel row i reads for output row h: h·S + i − 1.
+func (k *rowKernel) tapRow(n, h string, i int, valid string) [3]string {
+	return k.sourceRow(n, k.w.bin("addi", k.w.bin("muli", h, k.g.S, "i32"), i-1, "i32"), valid)
 }
 
 func repeat(s string, n int) []string {
@@ -183,15 +221,9 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 	n := w.bin("divsi", pid, perImage, "i32")
 	within := w.bin("remsi", pid, perImage, "i32")
 	h0 := w.bin("muli", w.bin("divsi", within, t.strips, "i32"), t.rows, "i32")
-	k := newRowKernel(w, g, t, bc, w.bin("remsi", within, t.strips, "i32"))
+	k := newRowKernel(w, g, t, bc, w.bin("remsi", within, t.strips, "i32"), false)
 	e, fT := g.Elem, mat(t.tw, bc, "f32")
-	var taps [9]string
-	otherK := w.zeros(vec(bc, e))
-	for tap := range taps {
-		kv := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, w.bin("addi", k.c, tap*g.C, vec(bc, "i32")),
-			fmt.Sprint(bc)), k.cm, otherK, bc, ptrOf(e))
-		taps[tap] = w.cols(w.toF32(kv, e, fmt.Sprint(bc)), t.tw, bc, "f32")
-	}
+	taps := k.taps("%arg1")
 	args := k.args
 	dst := fmt.Sprintf("%%arg%d", len(args))
 	args = append(args, e)
@@ -228,14 +260,8 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 	})
 	// excerpt end
 	if stats {
-		statsArg := fmt.Sprintf("%%arg%d", len(args))
+		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[len(res)-2:], t.tw, bc))
 		args = append(args, "f32")
-		for i, acc := range res[len(res)-2:] {
-			base := w.bin("muli", w.bin("addi", w.bin("muli", pid, 2, "i32"), i, "i32"), g.C, "i32")
-			off := w.op("arith.addi %s, %s : %s", w.splat(base, "i32", vec(bc, "i32")), k.c, vec(bc, "i32"))
-			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)),
-				w.sumRows(acc, t.tw, bc), k.cm, bc, ptrOf("f32"))
-		}
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)},
 		Warps: t.warps(bc)}
@@ -253,7 +279,7 @@ func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 	w := &ttWriter{}
 	pid := w.op("tt.get_program_id x : i32")
 	n0 := w.bin("muli", w.bin("divsi", pid, t.strips, "i32"), images, "i32")
-	k := newRowKernel(w, g, t, bc, w.bin("remsi", pid, t.strips, "i32"))
+	k := newRowKernel(w, g, t, bc, w.bin("remsi", pid, t.strips, "i32"), false)
 	e, fT := g.Elem, mat(t.tw, bc, "f32")
 	args := k.args
 	part := fmt.Sprintf("%%arg%d", len(args))
@@ -277,12 +303,7 @@ func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 		})
 		return res[len(res)-9:]
 	})
-	base := w.bin("muli", pid, 9*g.C, "i32")
-	for tap, acc := range sums {
-		off := w.op("arith.addi %s, %s : %s", w.splat(w.bin("addi", base, tap*g.C, "i32"), "i32", vec(bc, "i32")), k.c, vec(bc, "i32"))
-		w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(part, "f32", off, fmt.Sprint(bc)), w.sumRows(acc, t.tw, bc),
-			k.cm, bc, ptrOf("f32"))
-	}
+	w.storeProgramRows(part, pid, k.c, k.cm, g.C, bc, w.sumTiles(sums, t.tw, bc))
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(g.N, images) * t.strips, cdiv(g.C, bc)},
 		Warps: t.warps(bc)}
 }
@@ -304,62 +325,27 @@ func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 	}
 	w := &ttWriter{}
 	e, tw := g.Elem, t.tw
-	shape := fmt.Sprintf("%dx%d", tw, bc)
-	vW, vC, iT, bT, fT := vec(tw, "i32"), vec(bc, "i32"), mat(tw, bc, "i32"), mat(tw, bc, "i1"), mat(tw, bc, "f32")
+	shape, fT := fmt.Sprintf("%dx%d", tw, bc), mat(tw, bc, "f32")
 	pid := w.op("tt.get_program_id x : i32")
 	perImage := t.chunks * t.strips
 	n := w.bin("divsi", pid, perImage, "i32")
 	within := w.bin("remsi", pid, perImage, "i32")
 	i0 := w.bin("muli", w.bin("divsi", within, t.strips, "i32"), t.rows/g.S, "i32") // first dy row index i
-	c := w.blockRange("y", bc)
-	cm := w.cmp("slt", c, g.C, vC)
-	cTile, cmTile := w.cols(c, tw, bc, "i32"), w.cols(cm, tw, bc, "i1")
-	q := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", w.bin("remsi", within, t.strips, "i32"), tw, "i32"), "i32", vW),
-		w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", tw, vW), vW)
-	qm := w.cmp("slt", q, g.W, vW)
-	var cols, colMasks [3]string
-	for kw := range 3 { // dy column (q + 1 − kw)/S where it divides
-		num := w.bin("addi", q, 1-kw, vW)
-		m := w.bin("andi", qm, w.cmp("sge", num, 0, vW), vec(tw, "i1"))
-		j := num
-		if g.S > 1 {
-			m = w.bin("andi", m, w.cmp("eq", w.bin("remsi", num, g.S, vW), 0, vW), vec(tw, "i1"))
-			j = w.bin("divsi", num, g.S, vW)
-		}
-		m = w.bin("andi", m, w.cmp("slt", j, g.WO, vW), vec(tw, "i1"))
-		cols[kw] = w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", j, g.C, vW), tw, bc, "i32"), cTile, iT)
-		colMasks[kw] = w.op("arith.andi %s, %s : %s", w.rows(m, tw, bc, "i1"), cmTile, bT)
-	}
-	outCols := w.op("arith.addi %s, %s : %s", w.rows(w.bin("muli", q, g.C, vW), tw, bc, "i32"), cTile, iT)
-	outMask := w.op("arith.andi %s, %s : %s", w.rows(qm, tw, bc, "i1"), cmTile, bT)
-	args := []string{e, e}
+	k := newRowKernel(w, g, t, bc, w.bin("remsi", within, t.strips, "i32"), true)
+	args := k.args
 	var scale, shift string
 	if bnGrad {
-		scale, shift = w.affineTiles(c, cm, "%arg3", "%arg4", tw, bc)
+		scale, shift = w.affineTiles(k.c, k.cm, "%arg3", "%arg4", tw, bc)
 		args = append(args, e, "f32", "f32")
 	}
 	dst := fmt.Sprintf("%%arg%d", len(args))
 	args = append(args, e)
-	var taps [9]string
-	otherK := w.zeros(vec(bc, e))
-	for tap := range taps {
-		kv := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, w.bin("addi", c, tap*g.C, vC), fmt.Sprint(bc)),
-			cm, otherK, bc, ptrOf(e))
-		taps[tap] = w.cols(w.toF32(kv, e, fmt.Sprint(bc)), tw, bc, "f32")
-	}
-	other, zero := w.zeros(mat(tw, bc, e)), w.zeros(fT)
+	taps := k.taps("%arg1")
+	zero := w.zeros(fT)
 	// dyRow loads dy row i (an i32 scalar; outside [0, HO) it is zero) as the three tiles of tap columns kw.
 	dyRow := func(i string) []string {
-		ok := w.and(w.scmp("sge", i, 0), w.scmp("slt", i, g.HO))
-		okTile := w.splat(ok, "i1", bT)
-		base := w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.HO, "i32"), i), g.WO*g.C, "i32"), "i32", iT)
-		out := make([]string, 3)
-		for kw := range 3 {
-			off := w.op("arith.addi %s, %s : %s", base, cols[kw], iT)
-			mask := w.op("arith.andi %s, %s : %s", colMasks[kw], okTile, bT)
-			out[kw] = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg0", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)
-		}
-		return out
+		row := k.sourceRow(n, i, "")
+		return row[:]
 	}
 	// The window of dy rows i + lo … i + 1 that dx rows S·i … S·i + S − 1 read: lo = −1 for stride 1, 0 for 2.
 	lo := g.S - 2
@@ -395,13 +381,10 @@ func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 				}
 			}
 			r := w.bin("addi", w.bin("muli", i, g.S, "i32"), p, "i32")
-			rowOK := w.splat(w.scmp("slt", r, g.H), "i1", bT)
-			mask := w.op("arith.andi %s, %s : %s", outMask, rowOK, bT)
-			off := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", w.op("arith.addi %s, %s : i32", w.bin("muli", n, g.H, "i32"), r),
-				g.W*g.C, "i32"), "i32", iT), outCols, iT)
+			off, mask := k.outRow(n, r, w.scmp("slt", r, g.H))
 			dx := w.fromF32(acc, e, shape)
 			if bnGrad { // g = dx where 0 < z·scale + shift < 6, and its sums with z
-				z := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, off, shape), mask, other, shape, ptrOf(e)), e, shape)
+				z := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, off, shape), mask, k.other, shape, ptrOf(e)), e, shape)
 				gq := w.reluGate(w.toF32(dx, e, shape), z, scale, shift, shape)
 				gq = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, gq, zero, shape, fT)
 				dx = w.fromF32(gq, e, shape)
@@ -413,13 +396,8 @@ func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 		return append(window[3:], sums...)
 	})
 	if bnGrad {
-		statsArg := fmt.Sprintf("%%arg%d", len(args))
+		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept:], tw, bc))
 		args = append(args, "f32")
-		for k, acc := range res[kept:] {
-			base := w.bin("muli", w.bin("addi", w.bin("muli", pid, 2, "i32"), k, "i32"), g.C, "i32")
-			off := w.op("arith.addi %s, %s : %s", w.splat(base, "i32", vC), c, vC)
-			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)), w.sumRows(acc, tw, bc), cm, bc, ptrOf("f32"))
-		}
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps(bc)}
 }

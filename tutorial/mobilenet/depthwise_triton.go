@@ -70,10 +70,7 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, form DepthwiseForm, 
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(kernel, x.DType()))
 	stats := form.Forward == ForwardTritonStats
-	k := dwGatherKernel(g, false, stats, gatherPixels, gatherChannels)
-	if form.Tiling == TilingRows {
-		k = dwRowsForward(g, stats, gatherChannels)
-	}
+	k := forwardKernel(g, stats, form.Tiling)
 	if !stats {
 		triton.Replace(y, triton.Call(k, y.Shape(), inputs...))
 		return
@@ -85,6 +82,23 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, form DepthwiseForm, 
 }
 
 // excerpt end
+
+// forwardKernel is the forward kernel of a tiling; with stats it also writes batch norm's sums of y and y².
+func forwardKernel(g dwGeometry, stats bool, tiling Tiling) triton.Kernel {
+	if tiling == TilingRows {
+		return dwRowsForward(g, stats, gatherChannels)
+	}
+	return dwGatherKernel(g, false, stats, gatherPixels, gatherChannels)
+}
+
+// inputGradKernel is the dx kernel of a tiling; with g.BN and stats it gates dx and sums what batch norm's backward
+// pass needs (dw-prologue=bn-relu6-backward).
+func inputGradKernel(g dwGeometry, stats bool, tiling Tiling) triton.Kernel {
+	if tiling == TilingRows {
+		return dwRowsInputGrad(g, stats, gatherChannels)
+	}
+	return dwGatherKernel(g, true, stats, gatherPixels, gatherChannels)
+}
 
 // partialSums adds up a stats kernel's per-program sums [programs, 2, C] into its two sums, [C] each.
 func partialSums(part *Node) (a, b *Node) {
@@ -115,14 +129,10 @@ func tritonSums(x *Node) (sum, sumSq *Node, ok bool) {
 	return s[0], s[1], true
 }
 
-// depthwiseInputGradTriton is dx by the gather kernel over input pixels.
+// depthwiseInputGradTriton is dx by the Triton kernel of a tiling.
 func depthwiseInputGradTriton(x, kernel, v *Node, stride int, tiling Tiling) *Node {
 	g := geometry(x, kernel, stride)
-	k := dwGatherKernel(g, true, false, gatherPixels, gatherChannels)
-	if tiling == TilingRows {
-		k = dwRowsInputGrad(g, false, gatherChannels)
-	}
-	return triton.Call(k, x.Shape(), ConvertDType(v, x.DType()), ConvertDType(kernel, x.DType()))
+	return triton.Call(inputGradKernel(g, false, tiling), x.Shape(), ConvertDType(v, x.DType()), ConvertDType(kernel, x.DType()))
 }
 
 // depthwiseKernelGradTriton is dK: the kernel's partial sums [splits, 9, C], summed by XLA, in kernel's dtype.
@@ -290,15 +300,9 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 		if !grad {
 			name = "dw_forward_stats_" + g.String()
 		}
-		statsArg := fmt.Sprintf("%%arg%d", len(args))
+		sums := w.sumTiles([]string{yq, w.op("arith.mulf %s, %s : %s", yq, second, mat(bp, bc, "f32"))}, bp, bc)
+		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), w.op("tt.get_program_id x : i32"), c, cm, g.C, bc, sums)
 		args = append(args, "f32")
-		sums := []string{w.sumRows(yq, bp, bc), w.sumRows(w.op("arith.mulf %s, %s : %s", yq, second, mat(bp, bc, "f32")), bp, bc)}
-		pid := w.op("tt.get_program_id x : i32")
-		for i, sum := range sums {
-			base := w.bin("muli", w.bin("addi", w.bin("muli", pid, 2, "i32"), i, "i32"), g.C, "i32")
-			off := w.op("arith.addi %s, %s : %s", w.op("tt.splat %s : i32 -> %s", base, vC), c, vC)
-			w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(statsArg, "f32", off, fmt.Sprint(bc)), sum, cm, bc, ptrOf("f32"))
-		}
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{tiling.tiles(), cdiv(g.C, bc)}}
 }
@@ -363,12 +367,11 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 	}
 	w.line("scf.yield %s : %s", join(next), join(types))
 	w.b.WriteString("    }\n")
-	partBase := w.bin("muli", split, 9*g.C, "i32")
+	var accs []string
 	for t := range 9 {
-		sum := w.sumRows(fmt.Sprintf("%s#%d", res, t), bp, bc)
-		off := w.op("arith.addi %s, %s : %s", w.op("tt.splat %s : i32 -> %s", w.bin("addi", partBase, t*g.C, "i32"), vC), c, vC)
-		w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(part, "f32", off, fmt.Sprint(bc)), sum, cm, bc, ptrOf("f32"))
+		accs = append(accs, fmt.Sprintf("%s#%d", res, t))
 	}
+	w.storeProgramRows(part, split, c, cm, g.C, bc, w.sumTiles(accs, bp, bc))
 	return triton.Kernel{Name: name, IR: w.module(name, append(args, "f32")), Grid: [3]int{splits, cdiv(g.C, bc)}}
 }
 

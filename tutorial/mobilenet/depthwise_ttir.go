@@ -161,6 +161,26 @@ func (w *ttWriter) sumRows(v string, r, c int) string {
 	return name
 }
 
+// sumTiles reduces each [r, c] f32 tile over its rows (sumRows).
+func (w *ttWriter) sumTiles(tiles []string, r, c int) []string {
+	out := make([]string, len(tiles))
+	for i, t := range tiles {
+		out[i] = w.sumRows(t, r, c)
+	}
+	return out
+}
+
+// storeProgramRows stores a program's [bc] f32 vectors over the channel block c (mask cm, of a layer of C
+// channels) as rows of an array [programs, len(vecs), C] (pointer argument arg): vecs[i] at (pid·len(vecs) + i)·C
+// + c — the stats kernels' per-program sums and dK's per-program partial sums, which XLA adds up.
+func (w *ttWriter) storeProgramRows(arg, pid, c, cm string, C, bc int, vecs []string) {
+	for i, v := range vecs {
+		base := w.bin("muli", w.bin("addi", w.bin("muli", pid, len(vecs), "i32"), i, "i32"), C, "i32")
+		off := w.op("arith.addi %s, %s : %s", w.splat(base, "i32", vec(bc, "i32")), c, vec(bc, "i32"))
+		w.line("tt.store %s, %s, %s : tensor<%dx%s>", w.ptrs(arg, "f32", off, fmt.Sprint(bc)), v, cm, bc, ptrOf("f32"))
+	}
+}
+
 // affineTiles loads a layer's batch-norm scale and shift (f32 pointers, [C]) for the channel block c (mask cm) and
 // lifts each to a [r, c] tile.
 func (w *ttWriter) affineTiles(c, cm, scaleArg, shiftArg string, r, n int) (scale, shift string) {
