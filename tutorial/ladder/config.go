@@ -146,14 +146,15 @@ func (c Config) WithFormulation(text string) (Config, error) {
 // excerpt: fast-start
 
 // WithFastStart is c as fast-start mode runs it (backend.FastStartKernels): its depthwise convolutions by the
-// Triton kernels (mobilenet.TritonDepthwise) where c leaves them to XLA's defaults, so that a new process's first
-// execution builds no cuDNN depthwise plans. A depthwise formulation chosen on purpose is kept. changed says
-// whether it changed c. The ID stays the rung's: the function is the same, and the result says fast start.
+// Triton kernels (mobilenet.FastestDepthwise: rows, with batch norm's prologue) where c leaves them to XLA's
+// defaults, so that a new process's first execution builds no cuDNN depthwise plans. A depthwise formulation
+// chosen on purpose is kept. changed says whether it changed c. The ID stays the rung's: the function is the
+// same, and the result says fast start.
 func (c Config) WithFastStart() (fast Config, changed bool) {
 	if c.Model.Depthwise != (mobilenet.DepthwiseForm{}) {
 		return c, false
 	}
-	c.Model.Depthwise = mobilenet.TritonDepthwise()
+	c.Model.Depthwise = mobilenet.FastestDepthwise()
 	return c, true
 }
 

@@ -47,10 +47,10 @@ func TestRunReusesTrainers(t *testing.T) {
 func TestFastStart(t *testing.T) {
 	c := Rung(12)
 	fast, changed := c.WithFastStart()
-	if !changed || fast.Model.Depthwise != mobilenet.TritonDepthwise() || fast.ID != c.ID {
+	if !changed || fast.Model.Depthwise != mobilenet.FastestDepthwise() || fast.ID != c.ID {
 		t.Errorf("rung 12 in fast start: changed %v, depthwise %+v, ID %s", changed, fast.Model.Depthwise, fast.ID)
 	}
-	if got := fast.Formulation(); !strings.Contains(got, "dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton") {
+	if got := fast.Formulation(); !strings.Contains(got, "dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows") {
 		t.Errorf("fast start's formulation %q does not name the kernels", got)
 	}
 	chosen, err := c.WithFormulation("dw-input-grad=shifted")

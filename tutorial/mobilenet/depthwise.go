@@ -63,6 +63,15 @@ func TritonDepthwise() DepthwiseForm {
 	return DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton}
 }
 
+// FastestDepthwise is TritonDepthwise as the fastest step runs it: kernels that walk rows (TilingRows), taking
+// over the batch norm and ReLU6 before the layer and starting batch norm's backward pass in the dx kernel
+// (PrologueBNReLU6Backward). Where the model marks no such batch norm the prologue is simply not used.
+func FastestDepthwise() DepthwiseForm {
+	d := TritonDepthwise()
+	d.Tiling, d.Prologue = TilingRows, PrologueBNReLU6Backward
+	return d
+}
+
 // DepthwiseForm selects how a depthwise convolution and its two gradients are computed. The zero value is the
 // default: three convolutions (KernelGradAuto for dK).
 type DepthwiseForm struct {
