@@ -47,9 +47,9 @@ var formulationKeys = []formulationKey{
 			}
 			return
 		}},
-	{name: "stem", values: []string{"conv", "patches"},
-		get: func(c Config) string { return pick(c.StemPatches, "patches", "conv") },
-		set: func(c *Config, v string) error { c.StemPatches = v == "patches"; return nil }},
+	{name: "stem", values: stemNames,
+		get: func(c Config) string { return c.Stem.String() },
+		set: func(c *Config, v string) error { c.Stem = StemForm(slices.Index(stemNames, v)); return nil }},
 	{name: "pointwise", values: []string{"conv", "dot"},
 		get: func(c Config) string { return pick(c.PointwiseDot, "dot", "conv") },
 		set: func(c *Config, v string) error { c.PointwiseDot = v == "dot"; return nil }},
@@ -61,6 +61,7 @@ var (
 	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton"}
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
 	tilingNames     = []string{"gather", "rows"}
+	stemNames       = []string{"conv", "patches", "space-to-depth"} // StemForm's values in order
 )
 
 // depthwiseKey is the setting of one of DepthwiseForm's enums, whose values are the indices of names.
@@ -78,6 +79,7 @@ func (g InputGradient) String() string  { return enumName(inputGradNames, int(g)
 func (g KernelGradient) String() string { return enumName(kernelGradNames, int(g)) }
 func (p Prologue) String() string       { return enumName(prologueNames, int(p)) }
 func (t Tiling) String() string         { return enumName(tilingNames, int(t)) }
+func (s StemForm) String() string       { return enumName(stemNames, int(s)) }
 
 func enumName(names []string, i int) string {
 	if i < 0 || i >= len(names) {

@@ -10,7 +10,8 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{},
 		{ReductionRow: 1024, MaskedReLU6: true},
 		{NormalizeFloat32: true, Depthwise: DepthwiseForm{Input: InputGradShifted, Kernel: KernelGradShiftedProducts}, StemChannels: 8},
-		{StemPatches: true, ReductionRow: 256, PointwiseDot: true},
+		{Stem: StemPatches, ReductionRow: 256, PointwiseDot: true},
+		{Stem: StemSpaceToDepth, StemChannels: 8},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradBatchGroup}},
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Prologue: PrologueBNReLU6}},
@@ -56,11 +57,41 @@ func TestFormulationErrors(t *testing.T) {
 		"dw-prologue=on":                      "dw-prologue is one of none, bn-relu6",
 		"dw-tiling=rows,dw-input-grad=triton": "dw-tiling=rows is how the Triton kernels walk the image, so it needs dw-forward=triton",
 		"dw-tiling=tiles":                     "dw-tiling is one of gather, rows",
+		"stem=s2d":                            "stem is one of conv, patches, space-to-depth",
 	} {
 		var c Config
 		err := c.SetFormulation(text)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("SetFormulation(%q) = %v, want an error containing %q", text, err, want)
 		}
+	}
+}
+
+// TestStemFormulation pins the text of the stem's forms: recorded results name them ("stem=patches"), so the
+// names must keep meaning the same Config.
+func TestStemFormulation(t *testing.T) {
+	for text, want := range map[string]StemForm{
+		"stem=conv": StemConv, "stem=patches": StemPatches, "stem=space-to-depth": StemSpaceToDepth,
+	} {
+		var c Config
+		if err := c.SetFormulation(text); err != nil {
+			t.Fatalf("SetFormulation(%q): %v", text, err)
+		}
+		if c != (Config{Stem: want}) {
+			t.Errorf("SetFormulation(%q) gave %+v, want Stem %v", text, c, want)
+		}
+		wantText := text
+		if want == StemConv {
+			wantText = ""
+		}
+		if got := c.Formulation(); got != wantText {
+			t.Errorf("Formulation() of %q = %q, want %q", text, got, wantText)
+		}
+	}
+	if got := (Config{Stem: StemSpaceToDepth, StemChannels: 8}).Formulation(); got != "stem-channels=8,stem=space-to-depth" {
+		t.Errorf("Formulation() = %q", got)
+	}
+	if err := (Config{NumClasses: 10, Width: 1, Stem: StemSpaceToDepth + 1}).Validate(); err == nil {
+		t.Errorf("Validate accepted stem form %d", StemSpaceToDepth+1)
 	}
 }

@@ -19,7 +19,10 @@ func TestWholeModelGradient(t *testing.T) {
 		// the ladder's last step
 		{ReductionRow: 64, MaskedReLU6: true, NormalizeFloat32: true, StemChannels: 8},
 		// the stem as a matrix product over patches (stem.go), the 1×1 convolutions as matrix products (forward.go)
-		{ReductionRow: 64, MaskedReLU6: true, StemPatches: true, PointwiseDot: true},
+		{ReductionRow: 64, MaskedReLU6: true, Stem: StemPatches, PointwiseDot: true},
+		// the stem as a 2×2 convolution over the image in 2×2 blocks (stem.go), beside stem-channels, which it
+		// takes precedence over
+		{Stem: StemSpaceToDepth, StemChannels: 8},
 		// the experiments (-model)
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted, Input: InputGradShifted, Kernel: KernelGradShiftedProducts}},
 		// batch norm's backward pass written by hand around the depthwise layers (depthwise_bn.go), here with its

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Config selects the variant of MobileNetV2. The default is torchvision's mobilenet_v2(num_classes=10); Width below 1
@@ -43,10 +44,12 @@ type Config struct {
 	// itself); the step got 0.4 ms shorter. The parameter keeps torchvision's shape [3, 3, 3, 32]. 0 (or 3) is
 	// the plain form.
 	StemChannels int
-	// StemPatches computes the stem as one matrix product over its input patches instead of a convolution
-	// (stem.go): faster on a GPU, at the price of keeping the patches (2.7 times the image) for the backward pass.
-	// It takes precedence over StemChannels.
-	StemPatches bool
+	// Stem selects how the stem is computed (stem.go): StemConv (the zero value) is the convolution;
+	// StemPatches is one matrix product over its input patches, faster on a GPU at the price of keeping the
+	// patches (2.7 times the image) for the backward pass; StemSpaceToDepth is a 2×2 convolution over the image
+	// rearranged into 2×2 blocks (16 channels, 1.3 times the image), unmeasured on a GPU. A form other than
+	// StemConv takes precedence over StemChannels, which then has no effect.
+	Stem StemForm
 	// PointwiseDot computes the 1×1 convolutions (expansions, projections, the last layer: 34 of the 52
 	// convolutions) as matrix products over the channel axis (forward.go) instead of convolutions: the same numbers
 	// up to summation order, GEMMs instead of cuDNN calls on a GPU.
@@ -149,6 +152,9 @@ func (c Config) Validate() error {
 	}
 	if c.StemChannels < 0 || c.StemChannels > 0 && c.StemChannels < 3 {
 		errs = append(errs, fmt.Errorf("stem channels must be 0 or ≥ 3, got %d", c.StemChannels))
+	}
+	if c.Stem < StemConv || c.Stem > StemSpaceToDepth {
+		errs = append(errs, fmt.Errorf("stem form must be one of %s, got %d", strings.Join(stemNames, ", "), int(c.Stem)))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package mobilenet
 import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/support/exceptions"
 )
 
 // The stem is MobileNetV2's first layer: a 3×3, stride-2 convolution from the image's 3 channels to 32. Three
@@ -29,11 +30,27 @@ import (
 // of its own that rebuilt the patches from the image behind an optimization barrier left the peak where it was
 // and the step slower (run37), so it is not here.
 
-// stemConv is the first convolution (3×3, stride 2, padding 1) in the formulation Config selects.
+// StemForm names a formulation of the stem (Config.Stem).
+type StemForm int
+
+const (
+	// StemConv is the plain convolution (or, with Config.StemChannels, the convolution over zero-padded channels).
+	StemConv StemForm = iota
+	// StemPatches is one matrix product over the image's patches (stemPatches).
+	StemPatches
+	// StemSpaceToDepth is a 2×2 stride-1 convolution over the image rearranged into 2×2 blocks
+	// (stemSpaceToDepth).
+	StemSpaceToDepth
+)
+
+// stemConv is the first convolution (3×3, stride 2, padding 1) in the formulation Config selects. A Stem form other
+// than StemConv takes precedence over StemChannels, which pads only the plain convolution's input.
 func (f *forward) stemConv(x *Node) *Node {
 	switch {
-	case f.m.StemPatches:
+	case f.m.Stem == StemPatches:
 		return stemPatches(x, f.kernel(f.m.stem), 2)
+	case f.m.Stem == StemSpaceToDepth:
+		return stemSpaceToDepth(x, f.kernel(f.m.stem))
 	case f.m.StemChannels > x.Shape().Dim(-1):
 		return stemPaddedChannels(x, f.kernel(f.m.stem), f.m.StemChannels)
 	}
@@ -81,6 +98,61 @@ func stemPatches(x, k *Node, stride int) *Node {
 	}
 	patches := Reshape(Concatenate(taps, 3), b*oH*oW, depth)
 	return Reshape(MatMul(patches, k), b, oH, oW, o)
+}
+
+// excerpt end
+
+// excerpt: stem-space-to-depth
+
+// stemSpaceToDepth is convolve(x, k, 2) for x [B,H,W,C] and a 3×3 kernel k [3,3,C,O] (padding 1 on each side),
+// written as a space-to-depth rearrangement of the image followed by a stride-1 2×2 convolution.
+//
+// Why: cuDNN has no tensor-core kernel for 3 input channels, and stemPatches, which avoids cuDNN, writes a
+// [B,112,112,32] patch matrix (103 MB in bfloat16 at batch 128, 194 µs a step to build in a GPU profile) and keeps
+// it for the filter gradient. Here the padded image is rearranged once into 2×2 blocks — [B,113,113,16] with the
+// zero channels, about 39 → 52 MB at batch 128 — and cuDNN gets a 2×2 convolution over 16 channels, an implicit
+// GEMM with a contracted axis of K = 2·2·16 = 64; the filter gradient keeps only the rearranged image. A stride-2
+// 3×3 window starting at padded row 2i covers rows 2i, 2i+1 (block i) and 2i+2 (the first row of block i+1), so
+// the 3×3 kernel, embedded in a 4×4 one with a zero last row and column, is a 2×2 kernel over blocks.
+//
+// Unmeasured on a GPU: whether cuDNN and XLA keep the rearrangement to one pass, and what the step gains, is for a
+// device run to say.
+//
+// Only k's gradient is right: GoMLX v0.28.16's gradient of a convolution with respect to its input is shifted by
+// one position along each axis where the kernel's size is even, so x's gradient through the 2×2 convolution is
+// wrong (stem_test.go). The stem's x is the image, which takes no gradient.
+func stemSpaceToDepth(x, k *Node) *Node {
+	b, h, w, c := x.Shape().Dim(0), x.Shape().Dim(1), x.Shape().Dim(2), x.Shape().Dim(3)
+	o := k.Shape().Dim(3)
+	if k.Shape().Dim(0) != 3 || k.Shape().Dim(1) != 3 {
+		exceptions.Panicf("stemSpaceToDepth wants a 3×3 kernel, got %s", k.Shape())
+	}
+	zero := ScalarZero(x.Graph(), x.DType())
+	// Padding 1 at the top and left, as convolve's; at the bottom and right 1 for an even size (which makes the
+	// padded size even; the convolution never reads that row) or 2 for an odd one (the last window reads the
+	// first, as convolve's does; the second makes the size even).
+	hP, wP := h+2+h%2, w+2+w%2
+	// Every axis gets a PadAxis: GoMLX v0.28.16's gradient of Pad slices the axes left out to length 0.
+	x = Pad(x, zero, PadAxis{}, PadAxis{Start: 1, End: hP - h - 1}, PadAxis{Start: 1, End: wP - w - 1}, PadAxis{})
+	// [B, hP/2, 2 (dy), wP/2, 2 (dx), C] → [B, hP/2, wP/2, dy, dx, C]: channel dy·2C + dx·C + c.
+	x = Reshape(x, b, hP/2, 2, wP/2, 2, c)
+	x = TransposeAllAxes(x, 0, 1, 3, 2, 4, 5)
+	x = Reshape(x, b, hP/2, wP/2, 4*c)
+	// The kernel tap (ky, kx) = (2·DY + dy, 2·DX + dx), with ky, kx = 3 zero: [DY, dy, DX, dx, C, O] →
+	// [DY, DX, dy, dx, C, O], the input channels in the rearranged image's order.
+	kZero := ScalarZero(k.Graph(), k.DType())
+	k = Pad(k, kZero, PadAxis{End: 1}, PadAxis{End: 1}, PadAxis{}, PadAxis{})
+	k = Reshape(k, 2, 2, 2, 2, c, o)
+	k = TransposeAllAxes(k, 0, 2, 1, 3, 4, 5)
+	k = Reshape(k, 2, 2, 4*c, o)
+	// Zero channels to a multiple of 8 (12 → 16 for an RGB image): tensor cores read the contracted axis in whole
+	// 16-byte rows, 8 values in half precision, and cuDNN falls back to slower kernels (or pads itself, as it did
+	// for the 3-channel stem's filter gradient) otherwise.
+	if extra := (8 - 4*c%8) % 8; extra > 0 {
+		x = Pad(x, zero, PadAxis{}, PadAxis{}, PadAxis{}, PadAxis{End: extra})
+		k = Pad(k, kZero, PadAxis{}, PadAxis{}, PadAxis{End: extra}, PadAxis{})
+	}
+	return convolve(x, k, 1) // a 2×2 kernel: convolve's padding (2−1)/2 = 0, so VALID
 }
 
 // excerpt end
