@@ -19,7 +19,7 @@ trap finish EXIT
 log() { echo "$* at ${SECONDS}s" | tee -a $W/rc.txt; }
 sps() { grep -o 'step [0-9a-z@=,+-]*: [0-9]* samples/s, step [0-9.]* ms' $1 | sed 's/^step [^:]*:/:/' | tr '\n' ';'; }
 # The options every configuration of the 2026-12 runs starts from.
-P=${P:-reduction-row=256,stem=patches} # run56–run59 relied on this default; the best options since run58 use stem=space-to-depth
+P=${P:-reduction-row=256,stem=patches} # run56–run58 relied on this default; the best options since run58 use stem=space-to-depth
 v() { # name, batch, extra formulation (TO: the process's time cap, default 80 s)
   local left=$(( LIMIT - SECONDS )); [ $left -lt 40 ] && { log "$1 skipped (time)"; return; }
   local cap=${TO:-80}
