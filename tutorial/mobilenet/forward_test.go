@@ -27,6 +27,13 @@ func TestPointwiseDot(t *testing.T) {
 // gradients (input and kernel) to 1e-9, under a loss that weighs every output element differently so that a
 // misplaced tap or a transposed axis shows. It returns the first difference.
 func sameAsConvolution(backend compute.Backend, x, k *tensors.Tensor, stride int, form func(x, k *Node) *Node) error {
+	return compareToConvolution(backend, x, k, stride, form, true)
+}
+
+// compareToConvolution is sameAsConvolution, comparing the input gradient only when withInputGradient is set (a
+// form whose input takes no gradient in the model, where GoMLX's own gradient is wrong: stemSpaceToDepth).
+func compareToConvolution(backend compute.Backend, x, k *tensors.Tensor, stride int, form func(x, k *Node) *Node,
+	withInputGradient bool) error {
 	run := func(f func(x, k *Node) *Node) [3][]float64 {
 		outs := MustNewExec(backend, func(x, k *Node) (*Node, *Node, *Node) {
 			y := f(x, k)
@@ -46,6 +53,9 @@ func sameAsConvolution(backend compute.Backend, x, k *tensors.Tensor, stride int
 	want := run(func(x, k *Node) *Node { return convolve(x, k, stride) })
 	got := run(form)
 	for j, name := range []string{"output", "input gradient", "kernel gradient"} {
+		if j == 1 && !withInputGradient {
+			continue
+		}
 		if len(got[j]) != len(want[j]) {
 			return fmt.Errorf("%s: %d values, want %d", name, len(got[j]), len(want[j]))
 		}

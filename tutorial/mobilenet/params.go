@@ -153,7 +153,7 @@ func (c Config) Validate() error {
 	if c.StemChannels < 0 || c.StemChannels > 0 && c.StemChannels < 3 {
 		errs = append(errs, fmt.Errorf("stem channels must be 0 or ≥ 3, got %d", c.StemChannels))
 	}
-	if c.Stem < StemConv || c.Stem > StemSpaceToDepth {
+	if c.Stem < 0 || int(c.Stem) >= len(stemNames) {
 		errs = append(errs, fmt.Errorf("stem form must be one of %s, got %d", strings.Join(stemNames, ", "), int(c.Stem)))
 	}
 	return errors.Join(errs...)

@@ -1,7 +1,6 @@
 package mobilenet
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -25,11 +24,10 @@ func TestStemPatches(t *testing.T) {
 	}
 }
 
-// TestStemSpaceToDepth checks the space-to-depth form of the stem against the convolution it replaces, in float64:
-// the output and the kernel's gradient, to 1e-9 relative, under a loss that weighs every output element
-// differently (so a misplaced tap, block or channel shows). Shapes: even image sizes whose halves are even (8) and
-// odd (10, 5 outputs), odd sizes (9×7, padded by 2 at the end), and input channels whose 4C needs zero channels
-// (C = 1: 4 → 8; C = 3: 12 → 16; C = 5: 20 → 24) or none (C = 4: 16).
+// TestStemSpaceToDepth checks the space-to-depth form of the stem against the convolution it replaces, in float64
+// (compareToConvolution): the output and the kernel's gradient. Shapes: even image sizes whose halves are even
+// (8) and odd (10, 5 outputs), odd sizes (9×7, padded by 2 at the end), and input channels whose 4C needs zero
+// channels (C = 1: 4 → 8; C = 3: 12 → 16; C = 5: 20 → 24) or none (C = 4: 16).
 //
 // Not the image's gradient: GoMLX v0.28.16's gradient of a convolution with respect to its input is shifted by
 // one position along each axis where the kernel's size is even (convVJPWrtX pads the reverse convolution
@@ -43,28 +41,8 @@ func TestStemSpaceToDepth(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(tc.h), uint64(tc.c)))
 		x := tensors.FromFlatDataAndDimensions(randSlice(rng, tc.b*tc.h*tc.w*tc.c), tc.b, tc.h, tc.w, tc.c)
 		k := tensors.FromFlatDataAndDimensions(randSlice(rng, 9*tc.c*tc.o), 3, 3, tc.c, tc.o)
-		run := func(f func(x, k *Node) *Node) [2][]float64 {
-			outs := MustNewExec(backend, func(x, k *Node) (*Node, *Node) {
-				y := f(x, k)
-				weights := Iota(x.Graph(), y.Shape(), 0)
-				for axis := 1; axis < 4; axis++ {
-					weights = Add(MulScalar(weights, 1.7), Iota(x.Graph(), y.Shape(), axis))
-				}
-				return y, Gradient(ReduceAllSum(Mul(y, Cos(weights))), k)[0]
-			}).MustCall(x, k)
-			return [2][]float64{tensors.MustCopyFlatData[float64](outs[0]), tensors.MustCopyFlatData[float64](outs[1])}
-		}
-		want := run(func(x, k *Node) *Node { return convolve(x, k, 2) })
-		got := run(stemSpaceToDepth)
-		for j, name := range []string{"output", "kernel gradient"} {
-			if len(got[j]) != len(want[j]) {
-				t.Fatalf("%+v: %s: %d values, want %d", tc, name, len(got[j]), len(want[j]))
-			}
-			for i := range want[j] {
-				if math.Abs(got[j][i]-want[j][i]) > 1e-9*(1+math.Abs(want[j][i])) {
-					t.Fatalf("%+v: %s[%d] = %g, convolution gives %g", tc, name, i, got[j][i], want[j][i])
-				}
-			}
+		if err := compareToConvolution(backend, x, k, 2, stemSpaceToDepth, false); err != nil {
+			t.Fatalf("%+v: %v", tc, err)
 		}
 	}
 }
