@@ -82,6 +82,18 @@ type DepthwiseForm struct {
 	Prologue Prologue
 	// Tiling is how the Triton kernels walk the image.
 	Tiling Tiling
+	// RowTile is the tile the row kernels work in (TilingRows); its zero value is the default tile.
+	RowTile RowTile
+}
+
+// RowTile is the share of a layer one program of the row kernels takes, and how its threads hold it; a zero field
+// takes the default (newRowTiling). It is an experiment's lever (-model dw-row-channels=64,…): run58's profile had
+// the row kernels moving 0.9–1.7 TB/s of the ~3 an H100 allows, at 25–31% occupancy and 88–110 registers a thread.
+type RowTile struct {
+	Channels  int // channels per program, a power of two (default 32)
+	Width     int // output columns per program, a power of two (default: the widest of 8, 16, 32 wasting fewest columns)
+	Rows      int // most output rows per forward or dx program (default 8; dK's programs take every row)
+	PerThread int // elements of a [columns, channels] tile per thread, a power of two, which sets the warps (default 4)
 }
 
 // Tiling names how the Triton kernels cover a layer.
@@ -287,7 +299,7 @@ func depthwiseInputGradient(x, kernel, v *Node, stride int, form DepthwiseForm) 
 	case method == InputGradShifted:
 		return depthwiseInputGradShifted(x, kernel, v, stride)
 	case method == InputGradTriton || method == InputGradTritonStrided && stride > 1:
-		return depthwiseInputGradTriton(x, kernel, v, stride, form.Tiling)
+		return depthwiseInputGradTriton(x, kernel, v, stride, form)
 	case method == InputGradPhases && stride > 1:
 		return depthwiseInputGradPhases(x, kernel, v, stride)
 	case method == InputGradPhaseProducts && stride > 1:
@@ -404,7 +416,7 @@ func depthwiseKernelGradient(x, kernel, v *Node, stride int, form DepthwiseForm,
 	case KernelGradBatchGroup:
 		return depthwiseKernelGradBatchGroup(x, kernel, v, stride)
 	case KernelGradTriton:
-		return depthwiseKernelGradTriton(x, kernel, v, stride, form.Tiling, pro)
+		return depthwiseKernelGradTriton(x, kernel, v, stride, form, pro)
 	}
 	return depthwiseKernelGradShifted(x, kernel, v, stride)
 }

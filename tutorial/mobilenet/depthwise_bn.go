@@ -99,7 +99,7 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
-		k := inputGradKernel(geo, true, l.form.Tiling)
+		k := inputGradKernel(geo, true, l.form)
 		e := l.x.DType()
 		outs := triton.CallMulti(k, []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)},
 			ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)

@@ -1,6 +1,7 @@
 package mobilenet
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
@@ -19,30 +20,40 @@ import (
 // instead of nine. dx walks its rows the same way over dy (dwRowsInputGrad).
 
 // rowTiling is how the row kernels split a layer's output [n, ho, wo]: a program owns tw output columns (one of
-// strips per row) and, in the forward pass, rows consecutive output rows of one image (one of chunks per image);
-// dK's programs take every row of their strip in a group of images.
-type rowTiling struct{ tw, strips, rows, chunks int }
+// strips per row) × bc channels and, in the forward pass, rows consecutive output rows of one image (one of chunks
+// per image); dK's programs take every row of their strip in a group of images. perThread is how many elements of
+// a [tw, bc] tile each thread holds, which sets the warps.
+type rowTiling struct{ tw, strips, rows, chunks, bc, perThread int }
 
-// rowsPerProgram bounds the forward pass's output rows per program: the first rows of each program reload the
-// rows above (one for stride 1), so more rows waste less, and fewer give more programs.
-const rowsPerProgram = 8
+// The row kernels' default tile (RowTile's zero fields): rowsPerProgram bounds the forward pass's output rows per
+// program (the first rows of each program reload the rows above, one for stride 1, so more rows waste less, and
+// fewer give more programs); rowChannels channels, and four elements per thread (the kernels keep about twenty
+// such tiles live).
+const (
+	rowsPerProgram = 8
+	rowChannels    = 32
+	rowPerThread   = 4
+)
 
-func newRowTiling(ho, wo int) rowTiling {
-	t := rowTiling{tw: 8}
-	waste := func(tw int) int { return cdiv(wo, tw)*tw - wo }
-	for _, tw := range []int{16, 32} { // the widest strip that wastes no more columns than a narrower one
-		if waste(tw) <= waste(t.tw) {
-			t.tw = tw
+func newRowTiling(ho, wo int, tile RowTile) rowTiling {
+	t := rowTiling{tw: tile.Width, bc: cmp.Or(tile.Channels, rowChannels), perThread: cmp.Or(tile.PerThread, rowPerThread)}
+	if t.tw == 0 {
+		t.tw = 8
+		waste := func(tw int) int { return cdiv(wo, tw)*tw - wo }
+		for _, tw := range []int{16, 32} { // the widest strip that wastes no more columns than a narrower one
+			if waste(tw) <= waste(t.tw) {
+				t.tw = tw
+			}
 		}
 	}
 	t.strips = cdiv(wo, t.tw)
-	t.chunks = cdiv(ho, rowsPerProgram)
+	t.chunks = cdiv(ho, cmp.Or(tile.Rows, rowsPerProgram))
 	t.rows = cdiv(ho, t.chunks)
 	return t
 }
 
-// warps gives each thread four elements of a [tw, bc] tile: the kernels keep about twenty such tiles live.
-func (t rowTiling) warps(bc int) int { return max(1, t.tw*bc/128) }
+// warps gives each thread perThread elements of a [tw, bc] tile, within Triton's 1 to 16 warps.
+func (t rowTiling) warps() int { return min(16, max(1, t.tw*t.bc/(32*t.perThread))) }
 
 // rowKernel is what the row kernels share: the channel block, a strip's source-column offsets and masks for each
 // tap column, its destination offsets, batch norm's scale and shift, and the loader of one source row. The
@@ -70,7 +81,8 @@ type rowKernel struct {
 // newRowKernel writes the strip's index arithmetic for strip number strip (an i32 scalar). Forward and dK (grad
 // false): source column q·S + j − 1 for tap column j; arguments x (z with g.BN), then K or dy, then with g.BN
 // scale and shift. dx (grad true): source column (q + 1 − j)/S where that divides; arguments dy, K.
-func newRowKernel(w *ttWriter, g dwGeometry, t rowTiling, bc int, strip string, grad bool) *rowKernel {
+func newRowKernel(w *ttWriter, g dwGeometry, t rowTiling, strip string, grad bool) *rowKernel {
+	bc := t.bc
 	k := &rowKernel{w: w, g: g, t: t, bc: bc, shape: fmt.Sprintf("%dx%d", t.tw, bc), args: []string{g.Elem, g.Elem},
 		srcH: g.H, srcW: g.W, dstH: g.HO, dstW: g.WO}
 	if grad {
@@ -209,8 +221,9 @@ func repeat(s string, n int) []string {
 
 // dwRowsForward is the forward pass (dwGatherKernel's arguments and outputs, stats included) by rows: programs
 // [n · chunks · strips, C/bc], each writing t.rows output rows of its strip.
-func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
-	t := newRowTiling(g.HO, g.WO)
+func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
+	t := newRowTiling(g.HO, g.WO, tile)
+	bc := t.bc
 	name := "dw_forward_rows_" + g.String()
 	if stats {
 		name = "dw_forward_rows_stats_" + g.String()
@@ -221,7 +234,7 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 	n := w.bin("divsi", pid, perImage, "i32")
 	within := w.bin("remsi", pid, perImage, "i32")
 	h0 := w.bin("muli", w.bin("divsi", within, t.strips, "i32"), t.rows, "i32")
-	k := newRowKernel(w, g, t, bc, w.bin("remsi", within, t.strips, "i32"), false)
+	k := newRowKernel(w, g, t, w.bin("remsi", within, t.strips, "i32"), false)
 	e, fT := g.Elem, mat(t.tw, bc, "f32")
 	taps := k.taps("%arg1")
 	args := k.args
@@ -264,7 +277,7 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 		args = append(args, "f32")
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)},
-		Warps: t.warps(bc)}
+		Warps: t.warps()}
 }
 
 // dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
@@ -273,13 +286,14 @@ func dwRowsForward(g dwGeometry, stats bool, bc int) triton.Kernel {
 // latency (measured faster than about 1024 programs in all), and the partial sums stay small ([batch · strips, 9,
 // C] float32).
 // Arguments: x (z with g.BN), dy, with g.BN scale and shift, then part.
-func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
-	t := newRowTiling(g.HO, g.WO)
+func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
+	t := newRowTiling(g.HO, g.WO, tile)
+	bc := t.bc
 	name := "dw_kernel_grad_rows_" + g.String()
 	w := &ttWriter{}
 	pid := w.op("tt.get_program_id x : i32")
 	n0 := w.bin("muli", w.bin("divsi", pid, t.strips, "i32"), images, "i32")
-	k := newRowKernel(w, g, t, bc, w.bin("remsi", pid, t.strips, "i32"), false)
+	k := newRowKernel(w, g, t, w.bin("remsi", pid, t.strips, "i32"), false)
 	e, fT := g.Elem, mat(t.tw, bc, "f32")
 	args := k.args
 	part := fmt.Sprintf("%%arg%d", len(args))
@@ -305,7 +319,7 @@ func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 	})
 	w.storeProgramRows(part, pid, k.c, k.cm, g.C, bc, w.sumTiles(sums, t.tw, bc))
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(g.N, images) * t.strips, cdiv(g.C, bc)},
-		Warps: t.warps(bc)}
+		Warps: t.warps()}
 }
 
 // dwRowsInputGrad is dx by rows (dwGatherKernel's grad arguments and outputs: dy, K, then with g.BN and stats z,
@@ -314,8 +328,9 @@ func dwRowsKernelGrad(g dwGeometry, bc, images int) triton.Kernel {
 // rows i − 1 … i + 1 (stride 1) or i, i + 1 (stride 2), so each iteration loads one new dy row, as three
 // column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest.
 // Against the gather it is faster on the two largest layers and slower on the narrow ones, the same in sum.
-func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
-	t := newRowTiling(g.H, g.W)
+func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
+	t := newRowTiling(g.H, g.W, tile)
+	bc := t.bc
 	t.rows = cdiv(t.rows, g.S) * g.S // whole iterations of S rows
 	t.chunks = cdiv(g.H, t.rows)
 	bnGrad := g.BN && stats
@@ -331,7 +346,7 @@ func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 	n := w.bin("divsi", pid, perImage, "i32")
 	within := w.bin("remsi", pid, perImage, "i32")
 	i0 := w.bin("muli", w.bin("divsi", within, t.strips, "i32"), t.rows/g.S, "i32") // first dy row index i
-	k := newRowKernel(w, g, t, bc, w.bin("remsi", within, t.strips, "i32"), true)
+	k := newRowKernel(w, g, t, w.bin("remsi", within, t.strips, "i32"), true)
 	args := k.args
 	var scale, shift string
 	if bnGrad {
@@ -399,5 +414,5 @@ func dwRowsInputGrad(g dwGeometry, stats bool, bc int) triton.Kernel {
 		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept:], tw, bc))
 		args = append(args, "f32")
 	}
-	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps(bc)}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps()}
 }

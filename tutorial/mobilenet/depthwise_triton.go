@@ -70,7 +70,7 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, form DepthwiseForm, 
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(kernel, x.DType()))
 	stats := form.Forward == ForwardTritonStats
-	k := forwardKernel(g, stats, form.Tiling)
+	k := forwardKernel(g, stats, form)
 	if !stats {
 		triton.Replace(y, triton.Call(k, y.Shape(), inputs...))
 		return
@@ -84,18 +84,18 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, form DepthwiseForm, 
 // excerpt end
 
 // forwardKernel is the forward kernel of a tiling; with stats it also writes batch norm's sums of y and y².
-func forwardKernel(g dwGeometry, stats bool, tiling Tiling) triton.Kernel {
-	if tiling == TilingRows {
-		return dwRowsForward(g, stats, gatherChannels)
+func forwardKernel(g dwGeometry, stats bool, form DepthwiseForm) triton.Kernel {
+	if form.Tiling == TilingRows {
+		return dwRowsForward(g, stats, form.RowTile)
 	}
 	return dwGatherKernel(g, false, stats, gatherPixels, gatherChannels)
 }
 
 // inputGradKernel is the dx kernel of a tiling; with g.BN and stats it gates dx and sums what batch norm's backward
 // pass needs (dw-prologue=bn-relu6-backward).
-func inputGradKernel(g dwGeometry, stats bool, tiling Tiling) triton.Kernel {
-	if tiling == TilingRows {
-		return dwRowsInputGrad(g, stats, gatherChannels)
+func inputGradKernel(g dwGeometry, stats bool, form DepthwiseForm) triton.Kernel {
+	if form.Tiling == TilingRows {
+		return dwRowsInputGrad(g, stats, form.RowTile)
 	}
 	return dwGatherKernel(g, true, stats, gatherPixels, gatherChannels)
 }
@@ -129,18 +129,18 @@ func tritonSums(x *Node) (sum, sumSq *Node, ok bool) {
 	return s[0], s[1], true
 }
 
-// depthwiseInputGradTriton is dx by the Triton kernel of a tiling.
-func depthwiseInputGradTriton(x, kernel, v *Node, stride int, tiling Tiling) *Node {
+// depthwiseInputGradTriton is dx by the Triton kernel of form's tiling.
+func depthwiseInputGradTriton(x, kernel, v *Node, stride int, form DepthwiseForm) *Node {
 	g := geometry(x, kernel, stride)
-	return triton.Call(inputGradKernel(g, false, tiling), x.Shape(), ConvertDType(v, x.DType()), ConvertDType(kernel, x.DType()))
+	return triton.Call(inputGradKernel(g, false, form), x.Shape(), ConvertDType(v, x.DType()), ConvertDType(kernel, x.DType()))
 }
 
 // depthwiseKernelGradTriton is dK: the kernel's partial sums [splits, 9, C], summed by XLA, in kernel's dtype.
-func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, tiling Tiling, pro *bnPrologue) *Node {
+func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, form DepthwiseForm, pro *bnPrologue) *Node {
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(v, x.DType()))
-	if tiling == TilingRows {
-		k := dwRowsKernelGrad(g, dkChannels, 1)
+	if form.Tiling == TilingRows {
+		k := dwRowsKernelGrad(g, form.RowTile, 1)
 		part := triton.Call(k, shapes.Make(dtypes.Float32, k.Grid[0], 9, g.C), inputs...)
 		return ConvertDType(Reshape(ReduceSum(part, 0), kernel.Shape().Dimensions...), kernel.DType())
 	}

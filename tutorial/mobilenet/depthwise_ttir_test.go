@@ -28,7 +28,7 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 	} {
 		bn := g
 		bn.BN = true
-		rows, dxRows := newRowTiling(g.HO, g.WO), newRowTiling(g.H, g.W)
+		rows, dxRows := newRowTiling(g.HO, g.WO, RowTile{}), newRowTiling(g.H, g.W, RowTile{})
 		dxChunks := cdiv(g.H, cdiv(dxRows.rows, g.S)*g.S)
 		for _, k := range []struct {
 			name  string
@@ -46,15 +46,15 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 			{"forward+bn+stats", dwGatherKernel(bn, false, true, 64, 32).IR, 6, dwGatherKernel(bn, false, true, 64, 32).Grid, newTiling(g.N, g.HO, g.WO, 64).tiles()},
 			{"kernel grad+bn", dwKernelGradKernel(bn, 32, 32, 7, 3).IR, 5, dwKernelGradKernel(bn, 32, 32, 7, 3).Grid, 7},
 			// dw-tiling=rows: programs over images × row chunks × strips, and for dK image groups × strips
-			{"forward rows", dwRowsForward(g, false, 32).IR, 3, dwRowsForward(g, false, 32).Grid, g.N * rows.chunks * rows.strips},
-			{"forward rows+stats", dwRowsForward(g, true, 32).IR, 4, dwRowsForward(g, true, 32).Grid, g.N * rows.chunks * rows.strips},
-			{"forward rows+bn+stats", dwRowsForward(bn, true, 32).IR, 6, dwRowsForward(bn, true, 32).Grid, g.N * rows.chunks * rows.strips},
-			{"kernel grad rows", dwRowsKernelGrad(g, 32, 3).IR, 3, dwRowsKernelGrad(g, 32, 3).Grid, cdiv(g.N, 3) * rows.strips},
-			{"kernel grad rows+bn", dwRowsKernelGrad(bn, 32, 1).IR, 5, dwRowsKernelGrad(bn, 32, 1).Grid, g.N * rows.strips},
+			{"forward rows", dwRowsForward(g, false, RowTile{}).IR, 3, dwRowsForward(g, false, RowTile{}).Grid, g.N * rows.chunks * rows.strips},
+			{"forward rows+stats", dwRowsForward(g, true, RowTile{}).IR, 4, dwRowsForward(g, true, RowTile{}).Grid, g.N * rows.chunks * rows.strips},
+			{"forward rows+bn+stats", dwRowsForward(bn, true, RowTile{}).IR, 6, dwRowsForward(bn, true, RowTile{}).Grid, g.N * rows.chunks * rows.strips},
+			{"kernel grad rows", dwRowsKernelGrad(g, RowTile{}, 3).IR, 3, dwRowsKernelGrad(g, RowTile{}, 3).Grid, cdiv(g.N, 3) * rows.strips},
+			{"kernel grad rows+bn", dwRowsKernelGrad(bn, RowTile{}, 1).IR, 5, dwRowsKernelGrad(bn, RowTile{}, 1).Grid, g.N * rows.strips},
 			// dx by rows walks dx's grid S rows an iteration; with the backward prologue it also takes z, scale and
 			// shift and writes the sums
-			{"input grad rows", dwRowsInputGrad(g, false, 32).IR, 3, dwRowsInputGrad(g, false, 32).Grid, g.N * dxChunks * dxRows.strips},
-			{"input grad rows+bn", dwRowsInputGrad(bn, true, 32).IR, 7, dwRowsInputGrad(bn, true, 32).Grid, g.N * dxChunks * dxRows.strips},
+			{"input grad rows", dwRowsInputGrad(g, false, RowTile{}).IR, 3, dwRowsInputGrad(g, false, RowTile{}).Grid, g.N * dxChunks * dxRows.strips},
+			{"input grad rows+bn", dwRowsInputGrad(bn, true, RowTile{}).IR, 7, dwRowsInputGrad(bn, true, RowTile{}).Grid, g.N * dxChunks * dxRows.strips},
 		} {
 			if strings.Count(k.ir, "!tt.ptr") < k.args || strings.Contains(k.ir, fmt.Sprintf("%%arg%d:", k.args)) {
 				t.Errorf("%s %s: want %d pointer arguments", g, k.name, k.args)
@@ -77,12 +77,21 @@ func TestDepthwiseIRIsWellFormed(t *testing.T) {
 // TestRowTilingCoversTheGrid: the row kernels' strips and row chunks cover every output pixel, no program is left
 // with nothing to do, and the network's widths get the strips that waste the fewest columns.
 func TestRowTilingCoversTheGrid(t *testing.T) {
-	for _, tc := range []struct{ ho, wo, tw, rows int }{
-		{112, 112, 16, 8}, {56, 56, 8, 8}, {28, 28, 32, 7}, {14, 14, 16, 7}, {7, 7, 8, 7}, {9, 9, 16, 5}, {5, 5, 8, 5}, {19, 17, 8, 7},
+	for _, tc := range []struct {
+		ho, wo   int
+		tile     RowTile
+		tw, rows int
+		warps    int
+	}{
+		{112, 112, RowTile{}, 16, 8, 4}, {56, 56, RowTile{}, 8, 8, 2}, {28, 28, RowTile{}, 32, 7, 8}, {14, 14, RowTile{}, 16, 7, 4},
+		{7, 7, RowTile{}, 8, 7, 2}, {9, 9, RowTile{}, 16, 5, 4}, {5, 5, RowTile{}, 8, 5, 2}, {19, 17, RowTile{}, 8, 7, 2},
+		// dw-row-…: the strip and rows as set, the warps from channels × columns ÷ elements a thread, within 1…16
+		{112, 112, RowTile{Width: 8, Rows: 4, Channels: 64, PerThread: 2}, 8, 4, 8}, {56, 56, RowTile{Rows: 16}, 8, 14, 2},
+		{14, 14, RowTile{Width: 32, Channels: 128, PerThread: 1}, 32, 7, 16}, {7, 7, RowTile{Width: 4, Channels: 8, PerThread: 16}, 4, 7, 1},
 	} {
-		rt := newRowTiling(tc.ho, tc.wo)
-		if rt.tw != tc.tw || rt.rows != tc.rows {
-			t.Errorf("%+v: strips of %d columns and %d rows", tc, rt.tw, rt.rows)
+		rt := newRowTiling(tc.ho, tc.wo, tc.tile)
+		if rt.tw != tc.tw || rt.rows != tc.rows || rt.warps() != tc.warps {
+			t.Errorf("%+v: strips of %d columns and %d rows, %d warps", tc, rt.tw, rt.rows, rt.warps())
 		}
 		if rt.strips*rt.tw < tc.wo || (rt.strips-1)*rt.tw >= tc.wo || rt.chunks*rt.rows < tc.ho || (rt.chunks-1)*rt.rows >= tc.ho {
 			t.Errorf("%+v: %d strips of %d columns and %d chunks of %d rows do not just cover it", tc, rt.strips, rt.tw, rt.chunks, rt.rows)
@@ -104,9 +113,9 @@ func TestRowKernelsLoadEachRowOnce(t *testing.T) {
 			ir        string
 			loads     int
 			prologues int
-		}{"forward": {dwRowsForward(g, true, 32).IR, 3 * s, 3 * s}, "kernel grad": {dwRowsKernelGrad(g, 32, 2).IR, 3*s + 1, 3 * s},
+		}{"forward": {dwRowsForward(g, true, RowTile{}).IR, 3 * s, 3 * s}, "kernel grad": {dwRowsKernelGrad(g, RowTile{}, 2).IR, 3*s + 1, 3 * s},
 			// dx: one dy row (three tiles) an iteration for S rows of dx, and z for each of them
-			"input grad": {dwRowsInputGrad(g, true, 32).IR, 3 + s, 0}} {
+			"input grad": {dwRowsInputGrad(g, true, RowTile{}).IR, 3 + s, 0}} {
 			body := inner(tc.ir)
 			if n := strings.Count(body, "tt.load"); n != tc.loads {
 				t.Errorf("stride %d %s: %d loads a row, want %d", s, name, n, tc.loads)

@@ -39,6 +39,10 @@ var formulationKeys = []formulationKey{
 	depthwiseKey("dw-kernel-grad", kernelGradNames, func(d *DepthwiseForm) *KernelGradient { return &d.Kernel }),
 	depthwiseKey("dw-prologue", prologueNames, func(d *DepthwiseForm) *Prologue { return &d.Prologue }),
 	depthwiseKey("dw-tiling", tilingNames, func(d *DepthwiseForm) *Tiling { return &d.Tiling }),
+	rowTileKey("dw-row-channels", 8, 128, true, func(t *RowTile) *int { return &t.Channels }),
+	rowTileKey("dw-row-width", 4, 64, true, func(t *RowTile) *int { return &t.Width }),
+	rowTileKey("dw-row-rows", 1, 64, false, func(t *RowTile) *int { return &t.Rows }),
+	rowTileKey("dw-row-per-thread", 1, 16, true, func(t *RowTile) *int { return &t.PerThread }),
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {
@@ -71,6 +75,25 @@ func depthwiseKey[E ~int](name string, names []string, field func(*DepthwiseForm
 		set: func(c *Config, v string) error {
 			*field(&c.Depthwise) = E(slices.Index(names, v))
 			return nil
+		}}
+}
+
+// rowTileKey is a numeric setting of the row kernels' tile: 0 (the default tile's) or a number in [lo, hi], a power
+// of two where pow2 (Triton's tensor sizes).
+func rowTileKey(name string, lo, hi int, pow2 bool, field func(*RowTile) *int) formulationKey {
+	return formulationKey{name: name,
+		get: func(c Config) string { return strconv.Itoa(*field(&c.Depthwise.RowTile)) },
+		set: func(c *Config, v string) error {
+			n, err := nonNegative(v)
+			if err == nil && n != 0 && (n < lo || n > hi || pow2 && n&(n-1) != 0) {
+				kind := "a number"
+				if pow2 {
+					kind = "a power of two"
+				}
+				err = fmt.Errorf("want 0 (the default) or %s from %d to %d, got %d", kind, lo, hi, n)
+			}
+			*field(&c.Depthwise.RowTile) = n
+			return err
 		}}
 }
 
@@ -141,6 +164,10 @@ func (c *Config) SetFormulation(text string) error {
 	if d.Tiling != TilingGather && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-tiling=%s is how the Triton kernels walk the image, so it needs "+
 			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Tiling)
+	}
+	if d.RowTile != (RowTile{}) && d.Tiling != TilingRows {
+		return fmt.Errorf("model formulation %q: dw-row-… set the tile of the kernels that walk rows, so they need "+
+			"dw-tiling=rows", text)
 	}
 	if d.Prologue != PrologueNone && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s is done by the Triton kernels, so it needs "+

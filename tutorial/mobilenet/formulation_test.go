@@ -16,6 +16,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Prologue: PrologueBNReLU6}},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradTriton, Tiling: TilingRows}},
+		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Tiling: TilingRows, RowTile: RowTile{Channels: 64, Width: 8, Rows: 4, PerThread: 2}}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -58,6 +59,10 @@ func TestFormulationErrors(t *testing.T) {
 		"dw-tiling=rows,dw-input-grad=triton": "dw-tiling=rows is how the Triton kernels walk the image, so it needs dw-forward=triton",
 		"dw-tiling=tiles":                     "dw-tiling is one of gather, rows",
 		"stem=s2d":                            "stem is one of conv, patches, space-to-depth",
+		"dw-row-channels=48":                  "a power of two from 8 to 128, got 48",
+		"dw-row-per-thread=32":                "a power of two from 1 to 16, got 32",
+		"dw-row-rows=65":                      "a number from 1 to 64, got 65",
+		"dw-row-width=16,dw-forward=triton":   "need dw-tiling=rows",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

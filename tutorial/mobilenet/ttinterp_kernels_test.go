@@ -156,7 +156,7 @@ func testTTForward(t *testing.T, geometries []dwGeometry) {
 				ttForward(t, g, dwGatherKernel(g, false, stats, gatherPixels, gatherChannels), stats)
 			})
 			t.Run(fmt.Sprintf("%s/stats=%v/rows", g, stats), func(t *testing.T) {
-				ttForward(t, g, dwRowsForward(g, stats, gatherChannels), stats)
+				ttForward(t, g, dwRowsForward(g, stats, RowTile{}), stats)
 			})
 		}
 	}
@@ -183,8 +183,8 @@ func TestTTInterpKernelGrad(t *testing.T) {
 			}{
 				{"gather", dwKernelGradKernel(g, dkPixels, dkChannels, cdiv(tiles, chunks), chunks)},
 				{"gather-chunks=3", dwKernelGradKernel(g, dkPixels, dkChannels, cdiv(tiles, 3), 3)},
-				{"rows-images=1", dwRowsKernelGrad(g, dkChannels, 1)},
-				{"rows-images=2", dwRowsKernelGrad(g, dkChannels, 2)},
+				{"rows-images=1", dwRowsKernelGrad(g, RowTile{}, 1)},
+				{"rows-images=2", dwRowsKernelGrad(g, RowTile{}, 2)},
 			} {
 				t.Run(g.String()+"/"+k.name, func(t *testing.T) { ttKernelGrad(t, g, k.k) })
 			}
@@ -207,7 +207,7 @@ func TestTTInterpInputGrad(t *testing.T) {
 			t.Run(g.String()+"/"+tiling, func(t *testing.T) {
 				k := dwGatherKernel(g, true, false, gatherPixels, gatherChannels)
 				if tiling == "rows" {
-					k = dwRowsInputGrad(g, false, gatherChannels)
+					k = dwRowsInputGrad(g, false, RowTile{})
 				}
 				d := newTTData(g)
 				dx := ttOutput(len(d.dx))
@@ -242,7 +242,22 @@ func TestTTInterpInputGradBN(t *testing.T) {
 		t.Run(g.String()+"/gather", func(t *testing.T) {
 			ttInputGradBN(t, g, dwGatherKernel(g, true, true, gatherPixels, gatherChannels))
 		})
-		t.Run(g.String()+"/rows", func(t *testing.T) { ttInputGradBN(t, g, dwRowsInputGrad(g, true, gatherChannels)) })
+		t.Run(g.String()+"/rows", func(t *testing.T) { ttInputGradBN(t, g, dwRowsInputGrad(g, true, RowTile{})) })
+	}
+}
+
+// TestTTInterpRowTiles: the row kernels with tiles other than the default (the -model dw-row-… settings): narrow
+// and wide channel blocks, strips narrower than the layer and wider than it, one to three rows a program — the
+// forward pass with stats, gated dx and dK, with the prologue.
+func TestTTInterpRowTiles(t *testing.T) {
+	for _, tile := range []RowTile{{Channels: 16, Width: 8, Rows: 3, PerThread: 2}, {Channels: 64, Width: 4, Rows: 1, PerThread: 8},
+		{Channels: 8, Width: 32, Rows: 2, PerThread: 1}} {
+		for _, g := range ttGeometries("f32", true)[:6] {
+			name := fmt.Sprintf("%s/%dx%dr%dp%d", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread)
+			t.Run(name+"/forward", func(t *testing.T) { ttForward(t, g, dwRowsForward(g, true, tile), true) })
+			t.Run(name+"/dx", func(t *testing.T) { ttInputGradBN(t, g, dwRowsInputGrad(g, true, tile)) })
+			t.Run(name+"/dK", func(t *testing.T) { ttKernelGrad(t, g, dwRowsKernelGrad(g, tile, 1)) })
+		}
 	}
 }
 
@@ -254,15 +269,15 @@ func TestTTInterpLowPrecision(t *testing.T) {
 			t.Run(g.String()+"/forward/gather", func(t *testing.T) {
 				ttForward(t, g, dwGatherKernel(g, false, true, gatherPixels, gatherChannels), true)
 			})
-			t.Run(g.String()+"/forward/rows", func(t *testing.T) { ttForward(t, g, dwRowsForward(g, true, gatherChannels), true) })
+			t.Run(g.String()+"/forward/rows", func(t *testing.T) { ttForward(t, g, dwRowsForward(g, true, RowTile{}), true) })
 			t.Run(g.String()+"/dx/gather", func(t *testing.T) {
 				ttInputGradBN(t, g, dwGatherKernel(g, true, true, gatherPixels, gatherChannels))
 			})
-			t.Run(g.String()+"/dx/rows", func(t *testing.T) { ttInputGradBN(t, g, dwRowsInputGrad(g, true, gatherChannels)) })
+			t.Run(g.String()+"/dx/rows", func(t *testing.T) { ttInputGradBN(t, g, dwRowsInputGrad(g, true, RowTile{})) })
 			t.Run(g.String()+"/dK/gather", func(t *testing.T) {
 				ttKernelGrad(t, g, dwKernelGradKernel(g, dkPixels, dkChannels, newTiling(g.N, g.HO, g.WO, dkPixels).tiles(), 1))
 			})
-			t.Run(g.String()+"/dK/rows", func(t *testing.T) { ttKernelGrad(t, g, dwRowsKernelGrad(g, dkChannels, 1)) })
+			t.Run(g.String()+"/dK/rows", func(t *testing.T) { ttKernelGrad(t, g, dwRowsKernelGrad(g, RowTile{}, 1)) })
 		}
 	}
 }
@@ -351,11 +366,11 @@ func TestTTInterpCatchesBrokenKernels(t *testing.T) {
 		k             triton.Kernel
 		from, to, msg string
 	}{
-		{dwRowsForward(g, false, gatherChannels), "arith.constant dense<40> : tensor<32xi32>", "arith.constant dense<64> : tensor<32xi32>",
+		{dwRowsForward(g, false, RowTile{}), "arith.constant dense<40> : tensor<32xi32>", "arith.constant dense<64> : tensor<32xi32>",
 			"outside"},
 		{dwGatherKernel(g, false, false, gatherPixels, gatherChannels), "arith.constant 64 : i32", "arith.constant 32 : i32",
 			"a second time"},
-		{dwRowsForward(bn, false, gatherChannels), "arith.maxnumf", "arith.maximumf", `unknown operation "arith.maximumf"`},
+		{dwRowsForward(bn, false, RowTile{}), "arith.maxnumf", "arith.maximumf", `unknown operation "arith.maximumf"`},
 	} {
 		k := broken(tc.k, tc.from, tc.to)
 		bufs := [][]float64{d.x, d.k, ttOutput(len(d.y))}
