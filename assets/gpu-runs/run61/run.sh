@@ -6,8 +6,12 @@ RUN=61 LIMIT=${LIMIT:-570}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
 # Only the reports come back (the call returns at most 16 MiB a file): drop each profile's trace files.
-p() { prof "$@"; find $W/prof-$1 -type f ! -name report.json ! -name report.md -delete 2>/dev/null; }
+declare -A TILE
+p() { TILE[$1]=$2; prof "$@"; find $W/prof-$1 -type f ! -name report.json ! -name report.md -delete 2>/dev/null; }
 T=",dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
+# Session 20: on an H200 (never measured with these options) target 1 first — the best options at 128, 256 and 512
+# beside PyTorch's step 11 in this call, as run60 did on an H100 — and then as much of the sweep as time leaves.
+case "$GPU" in *H200*) v best-128 128 "$T"; v best-256 256 "$T"; v best-512 512 "$T"; torch11 128,256,512 ;; esac
 p default "$T"
 p pt2 "$T,dw-row-per-thread=2"
 p c64 "$T,dw-row-channels=64"
@@ -23,3 +27,15 @@ p pt1 "$T,dw-row-per-thread=1"
 p c64pt2 "$T,dw-row-channels=64,dw-row-per-thread=2"
 p w16 "$T,dw-row-width=16"
 p default2 "$T"
+# Session 20: in the same call, the tile whose profile ran fastest (50 timed steps) against the default as ladder
+# runs (400 timed steps) at 128 and 512, alternated.
+best=$(for f in $W/go/profile-*.log; do n=${f##*/profile-}; n=${n%.log}
+  s=$(grep -o '[0-9]* samples/s' $f | tail -1 | cut -d' ' -f1); [ -n "$s" ] && echo "$s $n"; done | sort -n | tail -1 | cut -d' ' -f2)
+log "fastest profile: $best (${TILE[$best]})"
+case "$best" in default|default2|"") ;; *)
+  v best-128a 128 "${TILE[$best]}"; v default-128a 128 "$T"; v best-128b 128 "${TILE[$best]}"; v default-128b 128 "$T"
+  v best-512 512 "${TILE[$best]}"; v default-512 512 "$T" ;; esac
+# The optimized HLO of 12@128 (run58's profile has two `loop_convert_fusion`s at 0.4 ms a step, named only by their
+# command buffer): what they convert.
+XLA_FLAGS="$XLA_FLAGS --xla_dump_to=$W/dump --xla_dump_hlo_as_text" v dump-128 128 "$T"
+find $W/dump -type f ! -name '*after_optimizations.txt' -delete 2>/dev/null; gzip $W/dump/* 2>/dev/null
