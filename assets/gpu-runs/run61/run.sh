@@ -14,6 +14,10 @@ T=",dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-
 case "$GPU" in *H200*) v best-128 128 "$T"; v best-256 256 "$T"; v best-512 512 "$T"; torch11 128,256,512 ;; esac
 p default "$T"
 p pt2 "$T,dw-row-per-thread=2"
+# batch norm's sums of the depthwise output from the row kernel (never measured with dw-tiling=rows)
+S=${T/dw-forward=triton,/dw-forward=triton-stats,}
+p stats "$S"
+p stats-pt2 "$S,dw-row-per-thread=2"
 p c64 "$T,dw-row-channels=64"
 p c16 "$T,dw-row-channels=16"
 p pt8 "$T,dw-row-per-thread=8"
