@@ -47,14 +47,19 @@ func (f *forward) batchNormWith(x *Node, i int, gamma, beta *Node) bnParts {
 		xf := ConvertDType(x, accumulation(x.DType()))
 		// One pass: E[x²] − E[x]², so XLA can compute both sums in one fused reduction over the activation.
 		var sum, sumSq *Node
-		if f.m.JointSums {
+		if f.m.Sums == SumsJoint {
 			sum, sumSq = v.jointSums(xf, Square(xf))
 		} else {
 			sum, sumSq = v.sum(xf), v.sum(Square(xf))
 		}
+		// A kernel's sums stand in for the reductions above, which stay in the graph for their gradient while XLA
+		// drops their computation: the depthwise kernel summed y and y² as it wrote y (-model
+		// dw-forward=triton-stats), or else, with -model bn-sums=triton, a kernel of their own reads x once.
 		if s, s2, ok := tritonSums(x); ok {
-			// The depthwise kernel summed y and y² as it wrote y (-model dw-forward=triton-stats): the sums above
-			// stay in the graph for their gradient, and XLA drops their reductions.
+			triton.Replace(sum, s)
+			triton.Replace(sumSq, s2)
+		} else if f.m.Sums == SumsTriton {
+			s, s2 := bnSumsTriton(x)
 			triton.Replace(sum, s)
 			triton.Replace(sumSq, s2)
 		}

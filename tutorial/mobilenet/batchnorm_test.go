@@ -73,7 +73,7 @@ func TestBatchNormWideMatchesReference(t *testing.T) {
 		wantDx[i] = gamma[ch] / math.Sqrt(variance[ch]+BatchNormEpsilon) * (dys[i] - sumDy[ch]/n - xhat[i]*sumDyXhat[ch]/n)
 	}
 
-	for _, cfg := range []Config{{}, {ReductionRow: 32}, {JointSums: true}, {ReductionRow: 32, JointSums: true}} {
+	for _, cfg := range []Config{{}, {ReductionRow: 32}, {Sums: SumsJoint}, {ReductionRow: 32, Sums: SumsJoint}} {
 		row := cfg.ReductionRow
 		m := &Model{Config: cfg}
 		exec := MustNewExec(backend, func(x, g, be, dy *Node) []*Node {
@@ -90,7 +90,7 @@ func TestBatchNormWideMatchesReference(t *testing.T) {
 			t.Helper()
 			for i := range want {
 				if math.Abs(got[i]-want[i]) > 1e-10*(1+math.Abs(want[i])) {
-					t.Fatalf("row %d, joint sums %v: %s[%d] = %.12g, want %.12g", row, cfg.JointSums, name, i, got[i], want[i])
+					t.Fatalf("row %d, sums %s: %s[%d] = %.12g, want %.12g", row, cfg.Sums, name, i, got[i], want[i])
 				}
 			}
 		}

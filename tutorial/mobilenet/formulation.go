@@ -31,9 +31,9 @@ var formulationKeys = []formulationKey{
 	{name: "bn", values: []string{"compute", "float32"},
 		get: func(c Config) string { return pick(c.NormalizeFloat32, "float32", "compute") },
 		set: func(c *Config, v string) error { c.NormalizeFloat32 = v == "float32"; return nil }},
-	{name: "bn-sums", values: []string{"separate", "joint"},
-		get: func(c Config) string { return pick(c.JointSums, "joint", "separate") },
-		set: func(c *Config, v string) error { c.JointSums = v == "joint"; return nil }},
+	{name: "bn-sums", values: sumsNames,
+		get: func(c Config) string { return c.Sums.String() },
+		set: func(c *Config, v string) error { c.Sums = BNSums(slices.Index(sumsNames, v)); return nil }},
 	depthwiseKey("dw-forward", forwardNames, func(d *DepthwiseForm) *ForwardForm { return &d.Forward }),
 	depthwiseKey("dw-input-grad", inputGradNames, func(d *DepthwiseForm) *InputGradient { return &d.Input }),
 	depthwiseKey("dw-kernel-grad", kernelGradNames, func(d *DepthwiseForm) *KernelGradient { return &d.Kernel }),
@@ -66,6 +66,7 @@ var (
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
 	tilingNames     = []string{"gather", "rows"}
 	stemNames       = []string{"conv", "patches", "space-to-depth"} // StemForm's values in order
+	sumsNames       = []string{"separate", "joint", "triton"}       // BNSums's values in order
 )
 
 // depthwiseKey is the setting of one of DepthwiseForm's enums, whose values are the indices of names.
@@ -103,6 +104,7 @@ func (g KernelGradient) String() string { return enumName(kernelGradNames, int(g
 func (p Prologue) String() string       { return enumName(prologueNames, int(p)) }
 func (t Tiling) String() string         { return enumName(tilingNames, int(t)) }
 func (s StemForm) String() string       { return enumName(stemNames, int(s)) }
+func (s BNSums) String() string         { return enumName(sumsNames, int(s)) }
 
 func enumName(names []string, i int) string {
 	if i < 0 || i >= len(names) {

@@ -30,10 +30,11 @@ type Config struct {
 	// backward pass's sums Σdy and Σdy·x accumulate in float32, as cuDNN's batch norm does, instead of in the
 	// compute dtype: GoMLX sums a broadcast's gradient in the broadcast's dtype.
 	NormalizeFloat32 bool
-	// JointSums computes batch norm's two forward sums (Σx, Σx²) as partial sums per group of rows and one
-	// second-stage reduction over both (batchnorm.go), instead of leaving the split to XLA, which gives each sum
-	// its own small second-stage kernel. Training only; the same numbers up to summation order.
-	JointSums bool
+	// Sums selects how batch norm computes its two forward sums (Σx, Σx²) in training (batchnorm.go): SumsSeparate
+	// (the zero value) leaves both reductions to XLA; SumsJoint splits them by hand into partial sums per group
+	// of rows and one second stage for both; SumsTriton takes them from a Triton kernel (batchnorm_sums.go, XLA
+	// on a CUDA GPU only). The same numbers up to summation order.
+	Sums BNSums
 	// Depthwise selects how the depthwise convolutions and their gradients are computed (depthwise.go); the zero
 	// value is three convolutions.
 	Depthwise DepthwiseForm

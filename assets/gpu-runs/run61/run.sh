@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device call run61 (session 19): the row kernels' tile (-model dw-row-…, new in this commit) swept at 12@128 with
+# Device call run61 (prepared in session 19, extended and run in session 20): the row kernels' tile (-model dw-row-…, new in this commit) swept at 12@128 with
 # kernel profiles: run58's profile had the row kernels at 0.9–1.7 TB/s, 25–31% occupancy. One profile per tile,
 # the default first and last; per-kernel times compared afterwards (rowtile.py).
 RUN=61 LIMIT=${LIMIT:-570}
@@ -7,17 +7,22 @@ RUN=61 LIMIT=${LIMIT:-570}
 P=reduction-row=256,stem=space-to-depth
 # Only the reports come back (the call returns at most 16 MiB a file): drop each profile's trace files.
 declare -A TILE
-p() { TILE[$1]=$2; prof "$@"; find $W/prof-$1 -type f ! -name report.json ! -name report.md -delete 2>/dev/null; }
+# RESERVE: seconds kept for the confirmation below (none on an H200, whose call starts with target 1).
+p() { [ $SECONDS -lt $(( LIMIT - RESERVE )) ] || { log "profile-$1 skipped (reserve)"; return; }
+  TILE[$1]=$2; prof "$@"; find $W/prof-$1 -type f ! -name report.json ! -name report.md -delete 2>/dev/null; }
 T=",dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
 # Session 20: on an H200 (never measured with these options) target 1 first — the best options at 128, 256 and 512
 # beside PyTorch's step 11 in this call, as run60 did on an H100 — and then as much of the sweep as time leaves.
-case "$GPU" in *H200*) v best-128 128 "$T"; v best-256 256 "$T"; v best-512 512 "$T"; torch11 128,256,512 ;; esac
+RESERVE=220
+case "$GPU" in *H200*) RESERVE=0; v best-128 128 "$T"; v best-256 256 "$T"; v best-512 512 "$T"; torch11 128,256,512 ;; esac
 p default "$T"
-p pt2 "$T,dw-row-per-thread=2"
-# batch norm's sums of the depthwise output from the row kernel (never measured with dw-tiling=rows)
+# Session 20: batch norm's forward sums by a Triton kernel of their own (-model bn-sums=triton, new), and the
+# depthwise outputs' sums from the row kernel (dw-forward=triton-stats, never measured with dw-tiling=rows)
 S=${T/dw-forward=triton,/dw-forward=triton-stats,}
+p bnsums "$T,bn-sums=triton"
 p stats "$S"
-p stats-pt2 "$S,dw-row-per-thread=2"
+p stats-bnsums "$S,bn-sums=triton"
+p pt2 "$T,dw-row-per-thread=2"
 p c64 "$T,dw-row-channels=64"
 p c16 "$T,dw-row-channels=16"
 p pt8 "$T,dw-row-per-thread=8"
@@ -39,7 +44,3 @@ log "fastest profile: $best (${TILE[$best]})"
 case "$best" in default|default2|"") ;; *)
   v best-128a 128 "${TILE[$best]}"; v default-128a 128 "$T"; v best-128b 128 "${TILE[$best]}"; v default-128b 128 "$T"
   v best-512 512 "${TILE[$best]}"; v default-512 512 "$T" ;; esac
-# The optimized HLO of 12@128 (run58's profile has two `loop_convert_fusion`s at 0.4 ms a step, named only by their
-# command buffer): what they convert.
-XLA_FLAGS="$XLA_FLAGS --xla_dump_to=$W/dump --xla_dump_hlo_as_text" v dump-128 128 "$T"
-find $W/dump -type f ! -name '*after_optimizations.txt' -delete 2>/dev/null; gzip $W/dump/* 2>/dev/null
