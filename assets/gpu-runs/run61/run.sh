@@ -13,8 +13,10 @@ p() { [ $SECONDS -lt $(( LIMIT - RESERVE )) ] || { log "profile-$1 skipped (rese
 T=",dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
 # Session 20: on an H200 (never measured with these options) target 1 first — the best options at 128, 256 and 512
 # beside PyTorch's step 11 in this call, as run60 did on an H100 — and then as much of the sweep as time leaves.
-RESERVE=220
-case "$GPU" in *H200*) RESERVE=0; v best-128 128 "$T"; v best-256 256 "$T"; v best-512 512 "$T"; torch11 128,256,512 ;; esac
+RESERVE=$(( LIMIT / 2 < 220 ? LIMIT / 2 : 220 ))
+if [[ "$GPU" == *H200* && $LIMIT -ge 450 ]]; then
+  RESERVE=0; v best-128 128 "$T"; v best-256 256 "$T"; v best-512 512 "$T"; torch11 128,256,512
+fi
 p default "$T"
 # Session 20: batch norm's forward sums by a Triton kernel of their own (-model bn-sums=triton, new), and the
 # depthwise outputs' sums from the row kernel (dw-forward=triton-stats, never measured with dw-tiling=rows)
