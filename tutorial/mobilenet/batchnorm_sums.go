@@ -19,7 +19,8 @@ const (
 	SumsTriton                 // a Triton kernel that reads x once (below); XLA on a CUDA GPU only
 )
 
-// Batch norm's forward sums by a Triton kernel (-model bn-sums=triton), an experiment.
+// Batch norm's forward sums by a Triton kernel (-model bn-sums=triton), an experiment: on the H100 its first form
+// took as long as the XLA reductions it replaced (assets/gpu-runs/2026-12-06-h100-run61).
 //
 // Why: after a 1×1 convolution, whose output comes from cuDNN or a GEMM that XLA cannot fuse into, every batch norm
 // reads the activation once more for Σx and Σx². Those reductions are the largest part of the step's "reduction"
@@ -42,21 +43,22 @@ const (
 	bnSumsPrograms = 1024
 )
 
-// bnSumsChannels is the channel block for c channels: every channel, rounded up to a power of two (Triton's tensor
-// sizes), up to 128 — the masked lanes cost lanes, not memory, since a tile of whole rows is contiguous; past 128
-// the largest power of two that divides c, at least 16 (32 bytes of bf16: a memory sector), so that the blocks
-// split each row at sector boundaries and use every lane.
+// bnSumsChannels is the channel block for c channels. A tile of whole rows is one contiguous range of memory, so
+// the default is every channel, rounded up to a power of two (Triton's tensor sizes): the masked lanes cost lanes,
+// not memory. Where the largest power of two dividing c is 64 or more (128 bytes of bf16 and up), blocks of that
+// many channels, which split each row at 128-byte boundaries and use every lane. Narrower blocks were slow: on the
+// H100 (assets/gpu-runs/2026-12-06-h100-run61) C = 144 in blocks of 16 channels — 32 bytes of every 288-byte row
+// per program — read 1.0–1.1 TB/s where the other kernels over 10 µs, whole-row tiles or blocks of 64 channels
+// and up, read 1.85–2.7.
 func bnSumsChannels(c int) int {
-	if c <= 128 {
-		bc := 1
-		for bc < c {
-			bc *= 2
-		}
+	bc := 1
+	for c%(2*bc) == 0 && 2*bc <= 128 {
+		bc *= 2
+	}
+	if bc >= 64 {
 		return bc
 	}
-	bc := 16
-	for bc < 128 && c%(2*bc) == 0 {
-		bc *= 2
+	for bc = 1; bc < c; bc *= 2 {
 	}
 	return bc
 }

@@ -13,11 +13,11 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// TestBNSumsChannels: the channel block is every channel rounded up to a power of two up to 128, past that the
-// largest power of two dividing C (at least 16, at most 128) — MobileNetV2's widths at the values worked out by hand.
+// TestBNSumsChannels: the channel block is the largest power of two dividing C when that is 64 to 128 channels,
+// else every channel rounded up to a power of two — MobileNetV2's widths at the values worked out by hand.
 func TestBNSumsChannels(t *testing.T) {
-	for c, want := range map[int]int{8: 8, 16: 16, 24: 32, 32: 32, 96: 128, 128: 128, 144: 16, 160: 32, 192: 64,
-		320: 64, 384: 128, 576: 64, 960: 64, 1280: 128, 200: 16} {
+	for c, want := range map[int]int{8: 8, 16: 16, 24: 32, 32: 32, 96: 128, 128: 128, 144: 256, 160: 256, 192: 64,
+		320: 64, 384: 128, 576: 64, 960: 64, 1280: 128, 200: 256} {
 		if got := bnSumsChannels(c); got != want {
 			t.Errorf("bnSumsChannels(%d) = %d, want %d", c, got, want)
 		}
@@ -34,7 +34,7 @@ func TestTTInterpBNSums(t *testing.T) {
 		rows, c int
 		elem    string
 	}{{1000, 24, "f32"}, {300, 144, "f32"}, {77, 40, "bf16"}, {5000, 8, "f16"}, {70, 1280, "f32"}, {1, 16, "f32"},
-		{20000, 32, "bf16"}} {
+		{20000, 32, "bf16"}, {50, 576, "bf16"}, {40, 200, "f32"}} {
 		t.Run(fmt.Sprintf("%dx%d-%s", tc.rows, tc.c, tc.elem), func(t *testing.T) {
 			k := bnSumsKernel(tc.rows, tc.c, tc.elem)
 			if k.Grid[1] != cdiv(tc.c, bnSumsChannels(tc.c)) {
