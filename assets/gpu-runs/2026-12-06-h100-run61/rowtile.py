@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """Per-kernel times of the depthwise Triton kernels across profiles (report.json of `trainopt profile`).
 
-usage: rowtile.py DIR...   (each DIR holds a report.json somewhere below it; its name labels the column)
+usage: rowtile.py DIR...   (each DIR holds a report.json or report.json.gz somewhere below it; its name labels the column)
 
 For each kernel of the row kernels: µs per step in each profile and the bandwidth it reached in the first one
 (bytes it must read and write once: forward x + y, dx dy + z + dx, dK x + dy), then per geometry and kind the
 fastest tile, and the sum of those fastest against the first profile's sum.
 """
-import glob, json, os, re, sys
+import glob, gzip, json, os, re, sys
 
 def load(d):
-    f = glob.glob(os.path.join(d, '**', 'report.json'), recursive=True)[0]
-    r = json.load(open(f))
+    f = glob.glob(os.path.join(d, '**', 'report.json*'), recursive=True)[0]  # kept gzipped in the repository
+    r = json.load(gzip.open(f) if f.endswith('.gz') else open(f))
     steps = r['kernels']['steps']
     out = {}
     for k in r['kernels']['kernels']:

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Batch norm's sums in run61's profiles: kernel time by category per step, and each bn_sums kernel's bandwidth.
 
-usage: sums.py DIR...   (profile folders holding a report.json; prof-bnsums for the per-kernel table)
+usage: sums.py DIR...   (profile folders holding a report.json or report.json.gz; prof-bnsums for the per-kernel table)
 A bn_sums kernel reads its activation once: rows × C values of 2 bytes (bf16), named in the kernel (bn_sums_r…_c…).
 """
-import glob, json, re, sys
+import glob, gzip, json, re, sys
 
 for d in sys.argv[1:]:
-    k = json.load(open(glob.glob(d + '/**/report.json', recursive=True)[0]))['kernels']
+    f = glob.glob(d + '/**/report.json*', recursive=True)[0]  # kept gzipped in the repository
+    k = json.load(gzip.open(f) if f.endswith('.gz') else open(f))['kernels']
     st = k['steps']
     print(f"{d}: {k['kernel_time_us'] / st:.0f} µs of kernels and {k['kernel_count'] / st:.0f} kernels a step; " +
           ', '.join(f"{c['category']} {c['time_us'] / st:.0f}" for c in k['categories']))
