@@ -23,12 +23,12 @@ const (
 // took as long as the XLA reductions it replaced (assets/gpu-runs/2026-12-06-h100-run61).
 //
 // Why: after a 1×1 convolution, whose output comes from cuDNN or a GEMM that XLA cannot fuse into, every batch norm
-// reads the activation once more for Σx and Σx². Those reductions are the largest part of the step's "reduction"
-// kernels (18% of kernel time at batch 128 on the H100, assets/gpu-runs/2026-12-06-h100-run58/profile-s2d), and
+// reads the activation once more for Σx and Σx². Those reductions are about half of the step's "reduction" kernel
+// time (1.0 of 2.05 ms a step at batch 128 on the H100, assets/gpu-runs/2026-12-06-h100-run61), and
 // XLA writes them as column reductions of [pixels, C] — or, with reduction-row, of a wider view — whose
 // efficiency depends on C. The activation itself is one contiguous range of memory: a tile of whole pixel rows
 // [rows, C] is a contiguous piece of it whatever C is. So each program here walks down a band of pixel rows in
-// tiles of [tr, bc] (bc channels, all of them when C ≤ 128), summing x and x² in float32 per element, and at the
+// tiles of [tr, bc] (bc channels, bnSumsChannels), summing x and x² in float32 per element, and at the
 // end reduces its tiles over rows and writes its [bc] sums as one row of part [programs, 2, C]; XLA adds the
 // rows up (a reduction of a few hundred values per channel). With dw-forward=triton-stats the depthwise outputs'
 // sums come from the depthwise kernel instead, so this kernel runs on the other batch norms: the stem's and
