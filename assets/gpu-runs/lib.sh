@@ -3,7 +3,7 @@
 #
 #   . "$(dirname "$0")/../lib.sh"      # unpacks the binaries, sets the caches, starts rc.txt
 #   v base-a 128 ",dw-forward=triton"  # one ladder configuration in a process of its own
-#   prof rows ",dw-tiling=rows"        # a kernel profile at 128
+#   prof rows ",dw-tiling=rows"        # a kernel profile at 128 (profkeep: only its reports)
 #
 # and everything under $W comes back as $OUT/run$RUN.tgz when the script exits.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -30,6 +30,11 @@ prof() { # name, extra formulation: a kernel profile of 12@128
   [ $SECONDS -lt $(( LIMIT - 70 )) ] || { log "profile-$1 skipped (time)"; return; }
   timeout 60 /tmp/trainopt profile -step 12@128 -k 50 -model $P$2 -warmup 50 -timed 50 -capture 50 -out $W/prof-$1 > $W/go/profile-$1.log 2>&1
   log "profile-$1 rc=$? $(sps $W/go/profile-$1.log)"
+}
+profkeep() { # name, extra formulation: prof, keeping only the reports (a call returns at most 16 MiB a file, and
+  # the tree that travels to the device is near its 64 MiB) — trace files dropped, report.json gzipped
+  prof "$@"; find $W/prof-$1 -type f ! -name report.json ! -name report.md -delete 2>/dev/null
+  find $W/prof-$1 -name report.json -exec gzip -9 {} \; 2>/dev/null
 }
 torch11() { # batches (comma-separated): PyTorch's strongest configuration, the anchor's step 11
   mkdir -p $W/torch

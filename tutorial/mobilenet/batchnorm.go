@@ -55,11 +55,12 @@ func (f *forward) batchNormWith(x *Node, i int, gamma, beta *Node) bnParts {
 		// A kernel's sums stand in for the reductions above, which stay in the graph for their gradient while XLA
 		// drops their computation: the depthwise kernel summed y and y² as it wrote y (-model
 		// dw-forward=triton-stats), or else, with -model bn-sums=triton, a kernel of their own reads x once.
-		if s, s2, ok := tritonSums(x); ok {
-			triton.Replace(sum, s)
-			triton.Replace(sumSq, s2)
-		} else if f.m.Sums == SumsTriton {
-			s, s2 := bnSumsTriton(x)
+		s, s2, ok := tritonSums(x)
+		if !ok && f.m.Sums == SumsTriton {
+			s, s2 = bnSumsTriton(x)
+			ok = true
+		}
+		if ok {
 			triton.Replace(sum, s)
 			triton.Replace(sumSq, s2)
 		}

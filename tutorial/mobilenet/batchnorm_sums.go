@@ -87,7 +87,6 @@ func bnSumsKernel(rows, c int, elem string) triton.Kernel {
 	first := w.bin("muli", pid, iters*tr, "i32")
 	within := w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", tr, vec(tr, "i32"))
 	zero, other := w.zeros(fT), w.zeros(mat(tr, bc, elem))
-	// excerpt: bn-sums-loop
 	sums := w.loop(iters, []string{zero, zero}, []string{fT, fT}, func(iv string, s []string) []string {
 		start := w.op("arith.addi %s, %s : i32", first, w.bin("muli", iv, tr, "i32"))
 		r := w.op("arith.addi %s, %s : %s", w.splat(start, "i32", vec(tr, "i32")), within, vec(tr, "i32"))
@@ -98,7 +97,6 @@ func bnSumsKernel(rows, c int, elem string) triton.Kernel {
 		return []string{w.op("arith.addf %s, %s : %s", s[0], x, fT),
 			w.op("arith.addf %s, %s : %s", s[1], w.op("arith.mulf %s, %s : %s", x, x, fT), fT)}
 	})
-	// excerpt end
 	w.storeProgramRows("%arg1", pid, ch, cm, c, bc, w.sumTiles(sums, tr, bc))
 	return triton.Kernel{Name: name, IR: w.module(name, []string{elem, "f32"}), Grid: [3]int{bands, blocks},
 		Warps: bnSumsWarps}

@@ -9,7 +9,6 @@ P=reduction-row=256,stem=space-to-depth
 B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
 v best-128 128 "$B"; v best-256 256 "$B"; v best-512 512 "$B"
 torch11 128,256,512
-p() { prof "$@"; find $W/prof-$1 -type f ! -name report.json ! -name report.md -delete 2>/dev/null; }
-p best "$B"
-p bnsums "$B,bn-sums=triton"
+profkeep best "$B"
+profkeep bnsums "$B,bn-sums=triton"
 v best-128b 128 "$B"; v bnsums-128 128 "$B,bn-sums=triton"
