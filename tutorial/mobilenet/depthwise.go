@@ -96,6 +96,11 @@ type RowTile struct {
 	Width     int // output columns per program, a power of two (default: the widest of 8, 16, 32 wasting fewest columns)
 	Rows      int // most output rows per forward or dx program (default 8; dK's programs take every row)
 	PerThread int // elements of a [columns, channels] tile per thread, a power of two, which sets the warps (default 4)
+	// Unroll is how many output rows (dx: dy rows) one loop iteration takes, all of their source rows loaded
+	// before any is used (default 1). A thread stalls on its first use of a load; with one row an iteration, the
+	// stride-1 kernels had one new row of loads in flight a warp, too few bytes for the memory's latency at the
+	// occupancy their registers allow (Little's law) — so unrolling trades registers for loads in flight.
+	Unroll int
 }
 
 // Tiling names how the Triton kernels cover a layer.

@@ -22,8 +22,8 @@ import (
 // rowTiling is how the row kernels split a layer's output [n, ho, wo]: a program owns tw output columns (one of
 // strips per row) × bc channels and, in the forward pass, rows consecutive output rows of one image (one of chunks
 // per image); dK's programs take every row of their strip in a group of images. perThread is how many elements of
-// a [tw, bc] tile each thread holds, which sets the warps.
-type rowTiling struct{ tw, strips, rows, chunks, bc, perThread int }
+// a [tw, bc] tile each thread holds, which sets the warps; unroll how many output rows a loop iteration takes.
+type rowTiling struct{ tw, strips, rows, chunks, bc, perThread, unroll int }
 
 // The row kernels' default tile (RowTile's zero fields): rowsPerProgram bounds the forward pass's output rows per
 // program (the first rows of each program reload the rows above, one for stride 1, so more rows waste less, and
@@ -36,7 +36,8 @@ const (
 )
 
 func newRowTiling(ho, wo int, tile RowTile) rowTiling {
-	t := rowTiling{tw: tile.Width, bc: cmp.Or(tile.Channels, rowChannels), perThread: cmp.Or(tile.PerThread, rowPerThread)}
+	t := rowTiling{tw: tile.Width, bc: cmp.Or(tile.Channels, rowChannels), perThread: cmp.Or(tile.PerThread, rowPerThread),
+		unroll: max(1, tile.Unroll)}
 	if t.tw == 0 {
 		t.tw = 8
 		waste := func(tw int) int { return cdiv(wo, tw)*tw - wo }
@@ -49,7 +50,15 @@ func newRowTiling(ho, wo int, tile RowTile) rowTiling {
 	t.strips = cdiv(wo, t.tw)
 	t.chunks = cdiv(ho, cmp.Or(tile.Rows, rowsPerProgram))
 	t.rows = cdiv(ho, t.chunks)
+	t.wholeIterations(ho, 1)
 	return t
+}
+
+// wholeIterations rounds a program's rows up to whole loop iterations of unroll·step rows (step: the rows one
+// iteration of unroll 1 takes) of a grid ho rows high, which may leave fewer programs.
+func (t *rowTiling) wholeIterations(ho, step int) {
+	t.rows = cdiv(t.rows, step*t.unroll) * step * t.unroll
+	t.chunks = cdiv(ho, t.rows)
 }
 
 // warps gives each thread perThread elements of a [tw, bc] tile, within Triton's 1 to 16 warps.
@@ -178,18 +187,21 @@ func (k *rowKernel) outRow(n, h, valid string) (off, mask string) {
 
 // excerpt: depthwise-rows
 
-// window is the three input rows output row h reads (h·S − 1 + i, i = 0, 1, 2): the first 3 − S carried from the
-// row before (as 3·(3 − S) tiles), the rest loaded. It returns the rows and what to carry to the next output row.
-func (k *rowKernel) window(n, h, valid string, carried []string) (rows [3][3]string, next []string) {
+// window is the input rows that output rows h … h + u − 1 read (h·S − 1 + i, i = 0 … u·S + 2 − S; output row
+// h + d reads rows d·S, d·S + 1, d·S + 2 of it): the first 3 − S carried from the rows before (as 3·(3 − S)
+// tiles), the rest loaded, all of them before any is used. It returns the rows and what to carry to the next u
+// output rows.
+func (k *rowKernel) window(n, h string, u int, valid string, carried []string) (rows [][3]string, next []string) {
 	keep := 3 - k.g.S
+	rows = make([][3]string, u*k.g.S+keep)
 	for i := range keep {
 		copy(rows[i][:], carried[3*i:3*i+3])
 	}
-	for i := keep; i < 3; i++ {
+	for i := keep; i < len(rows); i++ {
 		rows[i] = k.tapRow(n, h, i, valid)
 	}
-	for i := k.g.S; i < 3; i++ {
-		next = append(next, rows[i][:]...)
+	for _, row := range rows[len(rows)-keep:] {
+		next = append(next, row[:]...)
 	}
 	return rows, next
 }
@@ -206,7 +218,8 @@ func (k *rowKernel) firstWindow(n, h0, valid string) []string {
 	return out
 }
 
-// tapRow is the input row that kernel row i reads for output row h: h·S + i − 1.
+// tapRow is the input row that kernel row i reads for output row h: h·S + i − 1 (i ≥ 3: kernel row i − S of
+// output row h + 1, and so on).
 func (k *rowKernel) tapRow(n, h string, i int, valid string) [3]string {
 	return k.sourceRow(n, k.w.bin("addi", k.w.bin("muli", h, k.g.S, "i32"), i-1, "i32"), valid)
 }
@@ -220,7 +233,7 @@ func repeat(s string, n int) []string {
 }
 
 // dwRowsForward is the forward pass (dwGatherKernel's arguments and outputs, stats included) by rows: programs
-// [n · chunks · strips, C/bc], each writing t.rows output rows of its strip.
+// [n · chunks · strips, C/bc], each writing t.rows output rows of its strip, t.unroll an iteration.
 func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	t := newRowTiling(g.HO, g.WO, tile)
 	bc := t.bc
@@ -246,30 +259,37 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 		init = append(init, zero, zero)
 	}
 	// excerpt: depthwise-rows-loop
-	res := w.loop(t.rows, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
-		h := w.op("arith.addi %s, %s : i32", h0, iv)
-		rows, next := k.window(n, h, "", carried)
-		acc := ""
-		for kh := range 3 {
-			for kw := range 3 {
-				prod := w.op("arith.mulf %s, %s : %s", rows[kh][kw], taps[kh*3+kw], fT)
-				if acc == "" {
-					acc = prod
-				} else {
-					acc = w.op("arith.addf %s, %s : %s", acc, prod, fT)
+	u := t.unroll
+	res := w.loop(t.rows/u, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
+		h := w.op("arith.addi %s, %s : i32", h0, w.bin("muli", iv, u, "i32"))
+		rows, next := k.window(n, h, u, "", carried)
+		var sums []string
+		if stats {
+			sums = carried[len(carried)-2:]
+		}
+		for d := range u { // output row h + d
+			acc := ""
+			for kh := range 3 {
+				for kw := range 3 {
+					prod := w.op("arith.mulf %s, %s : %s", rows[d*g.S+kh][kw], taps[kh*3+kw], fT)
+					if acc == "" {
+						acc = prod
+					} else {
+						acc = w.op("arith.addf %s, %s : %s", acc, prod, fT)
+					}
 				}
 			}
+			hd := w.bin("addi", h, d, "i32")
+			off, mask := k.outRow(n, hd, w.scmp("slt", hd, g.HO))
+			y := w.fromF32(acc, e, k.shape)
+			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, k.shape), y, mask, k.shape, ptrOf(e))
+			if stats { // sums of the rounded y, as batch norm would read it back; rows and columns past the edge are 0
+				yq := w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, w.toF32(y, e, k.shape), zero, k.shape, fT)
+				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], yq, fT),
+					w.op("arith.addf %s, %s : %s", sums[1], w.op("arith.mulf %s, %s : %s", yq, yq, fT), fT)}
+			}
 		}
-		off, mask := k.outRow(n, h, w.scmp("slt", h, g.HO))
-		y := w.fromF32(acc, e, k.shape)
-		w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, k.shape), y, mask, k.shape, ptrOf(e))
-		if stats { // sums of the rounded y, as batch norm would read it back; rows and columns past the edge are 0
-			yq := w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, w.toF32(y, e, k.shape), zero, k.shape, fT)
-			s := carried[len(carried)-2:]
-			next = append(next, w.op("arith.addf %s, %s : %s", s[0], yq, fT),
-				w.op("arith.addf %s, %s : %s", s[1], w.op("arith.mulf %s, %s : %s", yq, yq, fT), fT))
-		}
-		return next
+		return append(next, sums...)
 	})
 	// excerpt end
 	if stats {
@@ -281,7 +301,7 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 }
 
 // dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
-// nine taps over every output row of its strip in images images and writing part[program, tap, c] (float32). The
+// nine taps over every output row of its strip (t.unroll an iteration) in images images and writing part[program, tap, c] (float32). The
 // step uses one image per program: the loop waits on its loads, so more programs in flight hide more of that
 // latency (measured faster than about 1024 programs in all), and the partial sums stay small ([batch · strips, 9,
 // C] float32).
@@ -303,17 +323,29 @@ func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
 		n := w.op("arith.addi %s, %s : i32", n0, j)
 		valid := w.scmp("slt", n, g.N)
 		init := append(k.firstWindow(n, w.i32(0), valid), acc...)
-		res := w.loop(g.HO, init, repeat(fT, len(init)), func(h string, carried []string) []string {
-			rows, next := k.window(n, h, valid, carried)
-			off, mask := k.outRow(n, h, valid)
-			dy := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg1", e, off, k.shape), mask, w.zeros(mat(t.tw, bc, e)),
-				k.shape, ptrOf(e)), e, k.shape)
-			acc := carried[len(carried)-9:]
-			for tap := range 9 {
-				next = append(next, w.op("arith.addf %s, %s : %s", acc[tap],
-					w.op("arith.mulf %s, %s : %s", dy, rows[tap/3][tap%3], fT), fT))
+		u := t.unroll
+		res := w.loop(cdiv(g.HO, u), init, repeat(fT, len(init)), func(iv string, carried []string) []string {
+			h := w.bin("muli", iv, u, "i32")
+			rows, next := k.window(n, h, u, valid, carried)
+			dys := make([]string, u)
+			for d := range dys { // dy rows h … h + u − 1, loaded with the window's rows before any product
+				hd := w.bin("addi", h, d, "i32")
+				ok := valid
+				if g.HO%u != 0 {
+					ok = w.and(valid, w.scmp("slt", hd, g.HO))
+				}
+				off, mask := k.outRow(n, hd, ok)
+				dys[d] = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg1", e, off, k.shape), mask,
+					w.zeros(mat(t.tw, bc, e)), k.shape, ptrOf(e)), e, k.shape)
 			}
-			return next
+			acc := carried[len(carried)-9:]
+			for d, dy := range dys {
+				for tap := range 9 {
+					acc[tap] = w.op("arith.addf %s, %s : %s", acc[tap],
+						w.op("arith.mulf %s, %s : %s", dy, rows[d*g.S+tap/3][tap%3], fT), fT)
+				}
+			}
+			return append(next, acc...)
 		})
 		return res[len(res)-9:]
 	})
@@ -331,8 +363,7 @@ func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
 func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	t := newRowTiling(g.H, g.W, tile)
 	bc := t.bc
-	t.rows = cdiv(t.rows, g.S) * g.S // whole iterations of S rows
-	t.chunks = cdiv(g.H, t.rows)
+	t.wholeIterations(g.H, g.S) // an iteration loads t.unroll dy rows and writes S dx rows for each
 	bnGrad := g.BN && stats
 	name := "dw_input_grad_rows_" + g.String()
 	if bnGrad {
@@ -371,21 +402,24 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	if bnGrad {
 		init = append(init, zero, zero)
 	}
-	kept := 3 * (1 - lo)
-	res := w.loop(t.rows/g.S, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
-		i := w.op("arith.addi %s, %s : i32", i0, iv)
-		window := append(append([]string(nil), carried[:kept]...), dyRow(w.bin("addi", i, 1, "i32"))...)
+	kept, u := 3*(1-lo), t.unroll
+	res := w.loop(t.rows/(g.S*u), init, repeat(fT, len(init)), func(iv string, carried []string) []string {
+		i := w.op("arith.addi %s, %s : i32", i0, w.bin("muli", iv, u, "i32"))
+		window := append([]string(nil), carried[:kept]...)
+		for d := range u { // dy rows i + 1 … i + u, loaded before any product
+			window = append(window, dyRow(w.bin("addi", i, 1+d, "i32"))...)
+		}
 		var sums []string
 		if bnGrad {
 			sums = carried[kept:]
 		}
-		for p := range g.S { // dx row r = S·i + p
+		for p := range g.S * u { // dx row r = S·i + p
 			acc := ""
 			for kh := range 3 {
-				if (p+1-kh)%g.S != 0 {
+				if (p%g.S+1-kh)%g.S != 0 {
 					continue
 				}
-				row := (p+1-kh)/g.S - lo // the window row: dy row i + (p + 1 − kh)/S
+				row := p/g.S + (p%g.S+1-kh)/g.S - lo // the window row: dy row i + ⌊p/S⌋ + (p mod S + 1 − kh)/S
 				for kw := range 3 {
 					prod := w.op("arith.mulf %s, %s : %s", window[3*row+kw], taps[kh*3+kw], fT)
 					if acc == "" {
@@ -408,7 +442,7 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			}
 			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, shape), dx, mask, shape, ptrOf(e))
 		}
-		return append(window[3:], sums...)
+		return append(window[3*u:], sums...)
 	})
 	if bnGrad {
 		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept:], tw, bc))

@@ -35,9 +35,13 @@ func (w *ttWriter) fill(v int, t string) string {
 }
 func (w *ttWriter) zeros(t string) string { return w.op("arith.constant dense<0.000000e+00> : %s", t) }
 
-// Arithmetic on i32 tensors (or scalars) of type t; b may be an int, made a constant of t.
+// Arithmetic on i32 tensors (or scalars) of type t; b may be an int, made a constant of t. A scalar plus 0 or times 1
+// is a itself (Triton folds it too; this keeps the IR short to read).
 func (w *ttWriter) bin(name, a string, b any, t string) string {
 	rhs, ok := b.(string)
+	if n, isInt := b.(int); isInt && t == "i32" && (name == "addi" && n == 0 || name == "muli" && n == 1) {
+		return a
+	}
 	if !ok {
 		if t == "i32" {
 			rhs = w.i32(b.(int))

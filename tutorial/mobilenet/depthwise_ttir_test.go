@@ -88,6 +88,9 @@ func TestRowTilingCoversTheGrid(t *testing.T) {
 		// dw-row-…: the strip and rows as set, the warps from channels × columns ÷ elements a thread, within 1…16
 		{112, 112, RowTile{Width: 8, Rows: 4, Channels: 64, PerThread: 2}, 8, 4, 8}, {56, 56, RowTile{Rows: 16}, 8, 14, 2},
 		{14, 14, RowTile{Width: 32, Channels: 128, PerThread: 1}, 32, 7, 16}, {7, 7, RowTile{Width: 4, Channels: 8, PerThread: 16}, 4, 7, 1},
+		// dw-row-unroll: rows rounded up to whole iterations, which may leave fewer programs
+		{56, 56, RowTile{Unroll: 2}, 8, 8, 2}, {28, 28, RowTile{Unroll: 2}, 32, 8, 8}, {112, 112, RowTile{Unroll: 3}, 16, 9, 4},
+		{7, 7, RowTile{Unroll: 4}, 8, 8, 2}, {19, 17, RowTile{Unroll: 4, Rows: 5}, 8, 8, 2},
 	} {
 		rt := newRowTiling(tc.ho, tc.wo, tc.tile)
 		if rt.tw != tc.tw || rt.rows != tc.rows || rt.warps() != tc.warps {

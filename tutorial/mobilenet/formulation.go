@@ -43,6 +43,7 @@ var formulationKeys = []formulationKey{
 	rowTileKey("dw-row-width", 4, 64, true, func(t *RowTile) *int { return &t.Width }),
 	rowTileKey("dw-row-rows", 1, 64, false, func(t *RowTile) *int { return &t.Rows }),
 	rowTileKey("dw-row-per-thread", 1, 16, true, func(t *RowTile) *int { return &t.PerThread }),
+	rowTileKey("dw-row-unroll", 1, 8, false, func(t *RowTile) *int { return &t.Unroll }),
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {
