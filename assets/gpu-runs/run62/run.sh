@@ -21,7 +21,7 @@ log "controls $(rate best) $(rate best2); unroll picked: '${U}' ($top)"
 v best-128 128 "$B"; [ -n "$U" ] && v unroll-128 128 "$B$U"
 v best-512 512 "$B"; [ -n "$U" ] && v unroll-512 512 "$B$U"
 v best-256 256 "$B"; [ -n "$U" ] && v unroll-256 256 "$B$U"
-torch11 128,256,512
+[ $(( LIMIT - SECONDS )) -ge 240 ] && torch11 128,256,512 || log "torch skipped (time)"
 [ -n "$U" ] && { v unroll-128b 128 "$B$U"; v best-128b 128 "$B"; }
 profkeep bnsums "$B$U,bn-sums=triton"
 # The optimized HLO of the best options at 128 (a compile of its own: another executable cache), for the names
