@@ -96,10 +96,12 @@ type RowTile struct {
 	Width     int // output columns per program, a power of two (default: the widest of 8, 16, 32 wasting fewest columns)
 	Rows      int // most output rows per forward or dx program (default 8; dK's programs take every row)
 	PerThread int // elements of a [columns, channels] tile per thread, a power of two, which sets the warps (default 4)
-	// Unroll is how many output rows (dx: dy rows) one loop iteration takes, all of their source rows loaded
-	// before any is used (default 1). A thread stalls on its first use of a load; with one row an iteration, the
-	// stride-1 kernels had one new row of loads in flight a warp, too few bytes for the memory's latency at the
-	// occupancy their registers allow (Little's law) — so unrolling trades registers for loads in flight.
+	// Unroll is how many output rows (dx: dy rows) one loop iteration takes, all of their loads — source rows, and
+	// dx's z — issued before any product or store. A thread stalls on its first use of a load; with one row an
+	// iteration, the stride-1 kernels had one new row of loads in flight a warp, too few bytes for the memory's
+	// latency at the occupancy their registers allow (Little's law), and dx loaded each row's z only after that
+	// row's product, a second round trip. 0 (the default) keeps the order the default tile was measured with: one
+	// row an iteration, dx's z after the product.
 	Unroll int
 }
 

@@ -413,7 +413,22 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 		if bnGrad {
 			sums = carried[kept:]
 		}
-		for p := range g.S * u { // dx row r = S·i + p
+		// dx rows r = S·i + p: their offsets, and z where the gate needs it. With an unroll set, z's loads come before
+		// the first product or store (a load after a store to another argument stays after it: Triton does not know
+		// they do not alias, so each row's z would be a round trip to memory of its own).
+		type dxRow struct{ off, mask, z string }
+		out := make([]dxRow, g.S*u)
+		loadZ := func(d *dxRow) {
+			d.z = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, d.off, shape), d.mask, k.other, shape, ptrOf(e)), e, shape)
+		}
+		for p := range out {
+			r := w.bin("addi", w.bin("muli", i, g.S, "i32"), p, "i32")
+			out[p].off, out[p].mask = k.outRow(n, r, w.scmp("slt", r, g.H))
+			if bnGrad && tile.Unroll > 0 {
+				loadZ(&out[p])
+			}
+		}
+		for p, o := range out {
 			acc := ""
 			for kh := range 3 {
 				if (p%g.S+1-kh)%g.S != 0 {
@@ -429,18 +444,18 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 					}
 				}
 			}
-			r := w.bin("addi", w.bin("muli", i, g.S, "i32"), p, "i32")
-			off, mask := k.outRow(n, r, w.scmp("slt", r, g.H))
 			dx := w.fromF32(acc, e, shape)
 			if bnGrad { // g = dx where 0 < z·scale + shift < 6, and its sums with z
-				z := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, off, shape), mask, k.other, shape, ptrOf(e)), e, shape)
-				gq := w.reluGate(w.toF32(dx, e, shape), z, scale, shift, shape)
-				gq = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, gq, zero, shape, fT)
+				if o.z == "" {
+					loadZ(&o)
+				}
+				gq := w.reluGate(w.toF32(dx, e, shape), o.z, scale, shift, shape)
+				gq = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", o.mask, gq, zero, shape, fT)
 				dx = w.fromF32(gq, e, shape)
 				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], gq, fT),
-					w.op("arith.addf %s, %s : %s", sums[1], w.op("arith.mulf %s, %s : %s", gq, z, fT), fT)}
+					w.op("arith.addf %s, %s : %s", sums[1], w.op("arith.mulf %s, %s : %s", gq, o.z, fT), fT)}
 			}
-			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, shape), dx, mask, shape, ptrOf(e))
+			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, o.off, shape), dx, o.mask, shape, ptrOf(e))
 		}
 		return append(window[3*u:], sums...)
 	})

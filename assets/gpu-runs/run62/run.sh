@@ -1,7 +1,8 @@
 #!/bin/bash
 # Device call run62 (prepared in sessions 20–21): the row kernels unrolled (-model dw-row-unroll=N: N output rows a
-# loop iteration, all their loads issued before any is used — the stride-1 kernels read 1.1–1.2 TB/s in run61,
-# which Little's law puts down to one new row of loads in flight a warp) as kernel profiles of 12@128; then issue
+# loop iteration, all their loads — dx's z too — issued before any product or store; the stride-1 kernels read
+# 1.1–1.2 TB/s in run61, which Little's law puts down to one new row of loads in flight a warp) as kernel profiles
+# of 12@128 (N = 1: only the loads moved first); then issue
 # 15's target 1 on the card the pool lends (an H200 wanted: the row kernels have never run on one) with the best
 # options as of run61 (the row kernels with dw-forward=triton-stats), and with the fastest unroll if one beat them,
 # beside PyTorch's step 11 at 128, 256 and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and
@@ -11,12 +12,12 @@ RUN=62 LIMIT=${LIMIT:-560}
 P=reduction-row=256,stem=space-to-depth
 B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
 profkeep best "$B"
-for u in 2 4 3; do profkeep u$u "$B,dw-row-unroll=$u"; done
+for u in 1 2 4 3; do profkeep u$u "$B,dw-row-unroll=$u"; done
 profkeep best2 "$B"
 # The fastest unroll by its profile's samples/s, kept if it beats the better of the two controls by more than 1%.
 rate() { sps $W/go/profile-$1.log | grep -o '[0-9]* samples' | grep -o '[0-9]*'; }
 base=$(printf '%s\n' "$(rate best)" "$(rate best2)" | sort -n | tail -1); U=""; top=$base
-for u in 2 4 3; do r=$(rate u$u); [ -n "$r" ] && [ $(( r * 100 )) -gt $(( top * 101 )) ] && { U=",dw-row-unroll=$u"; top=$r; }; done
+for u in 1 2 4 3; do r=$(rate u$u); [ -n "$r" ] && [ $(( r * 100 )) -gt $(( top * 101 )) ] && { U=",dw-row-unroll=$u"; top=$r; }; done
 log "controls $(rate best) $(rate best2); unroll picked: '${U}' ($top)"
 v best-128 128 "$B"; [ -n "$U" ] && v unroll-128 128 "$B$U"
 v best-512 512 "$B"; [ -n "$U" ] && v unroll-512 512 "$B$U"
