@@ -414,8 +414,8 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			sums = carried[kept:]
 		}
 		// dx rows r = S·i + p: their offsets, and z where the gate needs it. With an unroll set, z's loads come before
-		// the first product or store (a load after a store to another argument stays after it: Triton does not know
-		// they do not alias, so each row's z would be a round trip to memory of its own).
+		// the first product or store: a load written after a store to another argument may have to stay after it
+		// (nothing tells the compiler the two do not overlap), and then each row's z is a round trip of its own.
 		type dxRow struct{ off, mask, z string }
 		out := make([]dxRow, g.S*u)
 		loadZ := func(d *dxRow) {
