@@ -1,12 +1,12 @@
 #!/bin/bash
 # Device call run62 (prepared in sessions 20–21): the row kernels unrolled (-model dw-row-unroll=N: N output rows a
-# loop iteration, all their loads — dx's z too — issued before any product or store; the stride-1 kernels read
-# 1.1–1.2 TB/s in run61, which Little's law puts down to one new row of loads in flight a warp) as kernel profiles
-# of 12@128 (N = 1: only the loads moved first); then issue
-# 15's target 1 on the card the pool lends (an H200 wanted: the row kernels have never run on one) with the best
-# options as of run61 (the row kernels with dw-forward=triton-stats), and with the fastest unroll if one beat them,
-# beside PyTorch's step 11 at 128, 256 and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and
-# 160, and an HLO dump that names the loop_convert_fusions, if time is left.
+# loop iteration, all their loads — dx's z too — issued before any product or store; the stride-1 kernels read 0.9–1.2
+# TB/s on the 56×56 and 28×28 layers in run61, which Little's law puts down to one new row of loads in flight a warp)
+# as kernel profiles of 12@128 (N = 1: only the loads moved first); then issue 15's target 1 on the card the pool
+# lends (an H200 wanted: the row kernels have never run on one) with the best options as of run61 (the row kernels
+# with dw-forward=triton-stats), and with the fastest unroll if one beat them, beside PyTorch's step 11 at 128, 256
+# and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and 160, and an HLO dump that names the
+# loop_convert_fusions, if time is left.
 RUN=62 LIMIT=${LIMIT:-560}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
