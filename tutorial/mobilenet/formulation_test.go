@@ -16,7 +16,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardShifted}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Prologue: PrologueBNReLU6}},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradTriton, Tiling: TilingRows}},
-		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Tiling: TilingRows, RowTile: RowTile{Channels: 64, Width: 8, Rows: 4, PerThread: 2}}},
+		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Tiling: TilingRows, RowTile: RowTile{Channels: 64, Width: 8, Rows: 4, PerThread: 2, Unroll: 3}}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -62,6 +62,8 @@ func TestFormulationErrors(t *testing.T) {
 		"dw-row-channels=48":                  "a power of two from 8 to 128, got 48",
 		"dw-row-per-thread=32":                "a power of two from 1 to 16, got 32",
 		"dw-row-rows=65":                      "a number from 1 to 64, got 65",
+		"dw-row-unroll=9,dw-tiling=rows":      "a number from 1 to 8, got 9",
+		"dw-row-unroll=2,dw-forward=triton":   "need dw-tiling=rows",
 		"dw-row-width=16,dw-forward=triton":   "need dw-tiling=rows",
 	} {
 		var c Config
