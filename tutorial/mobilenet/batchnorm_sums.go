@@ -94,8 +94,7 @@ func bnSumsKernel(rows, c int, elem string) triton.Kernel {
 		mask := w.op("arith.andi %s, %s : %s", w.rows(w.cmp("slt", r, rows, vec(tr, "i32")), tr, bc, "i1"), cmTile, bT)
 		x := w.toF32(w.op("tt.load %s, %s, %s : %s", w.ptrs("%arg0", elem, off, shape), mask, other,
 			mat(tr, bc, ptrOf(elem))), elem, shape)
-		return []string{w.op("arith.addf %s, %s : %s", s[0], x, fT),
-			w.op("arith.addf %s, %s : %s", s[1], w.op("arith.mulf %s, %s : %s", x, x, fT), fT)}
+		return []string{w.op("arith.addf %s, %s : %s", s[0], x, fT), w.mulAdd(s[1], x, x, fT)}
 	})
 	w.storeProgramRows("%arg1", pid, ch, cm, c, bc, w.sumTiles(sums, tr, bc))
 	return triton.Kernel{Name: name, IR: w.module(name, []string{elem, "f32"}), Grid: [3]int{bands, blocks},

@@ -271,12 +271,7 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			acc := ""
 			for kh := range 3 {
 				for kw := range 3 {
-					prod := w.op("arith.mulf %s, %s : %s", rows[d*g.S+kh][kw], taps[kh*3+kw], fT)
-					if acc == "" {
-						acc = prod
-					} else {
-						acc = w.op("arith.addf %s, %s : %s", acc, prod, fT)
-					}
+					acc = w.mulAdd(acc, rows[d*g.S+kh][kw], taps[kh*3+kw], fT)
 				}
 			}
 			hd := w.bin("addi", h, d, "i32")
@@ -285,8 +280,7 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, off, k.shape), y, mask, k.shape, ptrOf(e))
 			if stats { // sums of the rounded y, as batch norm would read it back; rows and columns past the edge are 0
 				yq := w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, w.toF32(y, e, k.shape), zero, k.shape, fT)
-				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], yq, fT),
-					w.op("arith.addf %s, %s : %s", sums[1], w.op("arith.mulf %s, %s : %s", yq, yq, fT), fT)}
+				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], yq, fT), w.mulAdd(sums[1], yq, yq, fT)}
 			}
 		}
 		return append(next, sums...)
@@ -301,8 +295,8 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 }
 
 // dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
-// nine taps over every output row of its strip (t.unroll an iteration) in images images and writing part[program, tap, c] (float32). The
-// step uses one image per program: the loop waits on its loads, so more programs in flight hide more of that
+// nine taps over every output row of its strip (t.unroll an iteration) in images images and writing part[program,
+// tap, c] (float32). The step uses one image per program: the loop waits on its loads, so more programs in flight hide more of that
 // latency (measured faster than about 1024 programs in all), and the partial sums stay small ([batch · strips, 9,
 // C] float32).
 // Arguments: x (z with g.BN), dy, with g.BN scale and shift, then part.
@@ -341,8 +335,7 @@ func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
 			acc := carried[len(carried)-9:]
 			for d, dy := range dys {
 				for tap := range 9 {
-					acc[tap] = w.op("arith.addf %s, %s : %s", acc[tap],
-						w.op("arith.mulf %s, %s : %s", dy, rows[d*g.S+tap/3][tap%3], fT), fT)
+					acc[tap] = w.mulAdd(acc[tap], dy, rows[d*g.S+tap/3][tap%3], fT)
 				}
 			}
 			return append(next, acc...)
@@ -419,7 +412,8 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 		type dxRow struct{ off, mask, z string }
 		out := make([]dxRow, g.S*u)
 		loadZ := func(d *dxRow) {
-			d.z = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, d.off, shape), d.mask, k.other, shape, ptrOf(e)), e, shape)
+			d.z = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg2", e, d.off, shape), d.mask, k.other,
+				shape, ptrOf(e)), e, shape)
 		}
 		for p := range out {
 			r := w.bin("addi", w.bin("muli", i, g.S, "i32"), p, "i32")
@@ -436,12 +430,7 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 				}
 				row := p/g.S + (p%g.S+1-kh)/g.S - lo // the window row: dy row i + ⌊p/S⌋ + (p mod S + 1 − kh)/S
 				for kw := range 3 {
-					prod := w.op("arith.mulf %s, %s : %s", window[3*row+kw], taps[kh*3+kw], fT)
-					if acc == "" {
-						acc = prod
-					} else {
-						acc = w.op("arith.addf %s, %s : %s", acc, prod, fT)
-					}
+					acc = w.mulAdd(acc, window[3*row+kw], taps[kh*3+kw], fT)
 				}
 			}
 			dx := w.fromF32(acc, e, shape)
@@ -452,8 +441,7 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 				gq := w.reluGate(w.toF32(dx, e, shape), o.z, scale, shift, shape)
 				gq = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", o.mask, gq, zero, shape, fT)
 				dx = w.fromF32(gq, e, shape)
-				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], gq, fT),
-					w.op("arith.addf %s, %s : %s", sums[1], w.op("arith.mulf %s, %s : %s", gq, o.z, fT), fT)}
+				sums = []string{w.op("arith.addf %s, %s : %s", sums[0], gq, fT), w.mulAdd(sums[1], gq, o.z, fT)}
 			}
 			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, o.off, shape), dx, o.mask, shape, ptrOf(e))
 		}

@@ -279,8 +279,7 @@ func dwGatherKernel(g dwGeometry, grad, stats bool, bp, bc int) triton.Kernel {
 			kOff := w.bin("addi", c, (kh*3+kw)*g.C, vC)
 			k := w.op("tt.load %s, %s, %s : tensor<%dx%s>", w.ptrs("%arg1", e, kOff, fmt.Sprint(bc)), cm, otherK, bc, ptrOf(e))
 			kTile := w.cols(w.toF32(k, e, fmt.Sprint(bc)), bp, bc, "f32")
-			prod := w.op("arith.mulf %s, %s : %s", v, kTile, mat(bp, bc, "f32"))
-			acc = w.op("arith.addf %s, %s : %s", acc, prod, mat(bp, bc, "f32"))
+			acc = w.mulAdd(acc, v, kTile, mat(bp, bc, "f32"))
 		}
 	}
 	p := w.op("arith.addi %s, %s : %s", w.bin("muli", w.op("arith.addi %s, %s : %s", dImg, row, vP), dW, vP), col, vP)
@@ -361,8 +360,7 @@ func dwKernelGradKernel(g dwGeometry, bp, bc, splits, chunks int) triton.Kernel 
 			if g.BN {
 				x = w.bnReLU6(x, scale, shift, shape)
 			}
-			prod := w.op("arith.mulf %s, %s : %s", dy, x, fT)
-			next = append(next, w.op("arith.addf %%acc%d, %s : %s", kh*3+kw, prod, fT))
+			next = append(next, w.mulAdd(fmt.Sprintf("%%acc%d", kh*3+kw), dy, x, fT))
 		}
 	}
 	w.line("scf.yield %s : %s", join(next), join(types))

@@ -36,7 +36,7 @@ func (w *ttWriter) fill(v int, t string) string {
 func (w *ttWriter) zeros(t string) string { return w.op("arith.constant dense<0.000000e+00> : %s", t) }
 
 // Arithmetic on i32 tensors (or scalars) of type t; b may be an int, made a constant of t. A scalar plus 0 or times 1
-// is a itself (Triton folds it too; this keeps the IR short to read).
+// returns a unchanged (Triton folds it too; this keeps the IR short to read).
 func (w *ttWriter) bin(name, a string, b any, t string) string {
 	rhs, ok := b.(string)
 	if n, isInt := b.(int); isInt && t == "i32" && (name == "addi" && n == 0 || name == "muli" && n == 1) {
@@ -51,6 +51,16 @@ func (w *ttWriter) bin(name, a string, b any, t string) string {
 	}
 	return w.op("arith.%s %s, %s : %s", name, a, rhs, t)
 }
+
+// mulAdd is acc + a·b on float tensors of type t, or a·b alone where acc is "" (a sum's first product).
+func (w *ttWriter) mulAdd(acc, a, b, t string) string {
+	prod := w.op("arith.mulf %s, %s : %s", a, b, t)
+	if acc == "" {
+		return prod
+	}
+	return w.op("arith.addf %s, %s : %s", acc, prod, t)
+}
+
 func (w *ttWriter) cmp(pred, a string, b int, t string) string {
 	return w.op("arith.cmpi %s, %s, %s : %s", pred, a, w.fill(b, t), t)
 }
