@@ -3,6 +3,7 @@ package mobilenet
 import (
 	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
 )
@@ -208,6 +209,48 @@ func (k *rowKernel) window(n, h string, u int, valid string, carried []string) (
 
 // excerpt end
 
+// sumWindow is window for RowTile.CarrySums: it loads the u·S input rows h·S + 2 − S … (h + u)·S + 1 − S that
+// output rows h … h + u − 1 read past what the rows before loaded, all before any product, adds each row's
+// products to the sums of the output rows that read it (partial: those of rows h … h + len(partial) − 1 so far),
+// and returns the finished sums of rows h … h + u − 1 and the partial sums to carry to the next u rows.
+func (k *rowKernel) sumWindow(n, h string, u int, valid string, partial []string, taps [9]string) (out, next []string) {
+	keep := 3 - k.g.S
+	sums := make([]string, u+len(partial))
+	copy(sums, partial)
+	rows := make([][3]string, u*k.g.S)
+	for i := range rows {
+		rows[i] = k.tapRow(n, h, keep+i, valid)
+	}
+	for i, row := range rows {
+		k.addRow(sums, row, keep+i, taps)
+	}
+	return sums[:u], sums[u:]
+}
+
+// firstSums is what sumWindow carries into output row h0: the sums of output rows h0 … over the 3 − S input rows
+// above the first that its loop loads (one partial sum for stride 2, two for stride 1).
+func (k *rowKernel) firstSums(n, h0, valid string, taps [9]string) []string {
+	keep := 3 - k.g.S
+	sums := make([]string, cdiv(keep, k.g.S))
+	for i := range keep {
+		k.addRow(sums, k.tapRow(n, h0, i, valid), i, taps)
+	}
+	return sums
+}
+
+// addRow adds the products of window row i (input row h·S − 1 + i, as its three tap-column tiles) to sums[d], the
+// sum of output row h + d, for each d that reads it (kernel row i − d·S).
+func (k *rowKernel) addRow(sums []string, row [3]string, i int, taps [9]string) {
+	fT := mat(k.t.tw, k.bc, "f32")
+	for kh := range 3 {
+		if d := (i - kh) / k.g.S; i >= kh && (i-kh)%k.g.S == 0 && d < len(sums) {
+			for kw := range 3 {
+				sums[d] = k.w.mulAdd(sums[d], row[kw], taps[kh*3+kw], fT)
+			}
+		}
+	}
+}
+
 // firstWindow is what window carries into output row h0: input rows h0·S − 1 … h0·S − 1 + (2 − S).
 func (k *rowKernel) firstWindow(n, h0, valid string) []string {
 	var out []string
@@ -254,7 +297,13 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	dst := fmt.Sprintf("%%arg%d", len(args))
 	args = append(args, e)
 	zero := w.zeros(fT)
-	init := k.firstWindow(n, h0, "")
+	var init []string
+	if tile.CarrySums {
+		init = k.firstSums(n, h0, "", taps)
+	} else {
+		init = k.firstWindow(n, h0, "")
+	}
+	kept := len(init)
 	if stats {
 		init = append(init, zero, zero)
 	}
@@ -262,16 +311,26 @@ func dwRowsForward(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	u := t.unroll
 	res := w.loop(t.rows/u, init, repeat(fT, len(init)), func(iv string, carried []string) []string {
 		h := w.op("arith.addi %s, %s : i32", h0, w.bin("muli", iv, u, "i32"))
-		rows, next := k.window(n, h, u, "", carried)
+		var rows [][3]string
+		var outs, next []string // with CarrySums the sums of output rows h … h + u − 1; what the next rows need
+		if tile.CarrySums {
+			outs, next = k.sumWindow(n, h, u, "", carried[:kept], taps)
+		} else {
+			rows, next = k.window(n, h, u, "", carried)
+		}
 		var sums []string
 		if stats {
-			sums = carried[len(carried)-2:]
+			sums = carried[kept:]
 		}
 		for d := range u { // output row h + d
 			acc := ""
-			for kh := range 3 {
-				for kw := range 3 {
-					acc = w.mulAdd(acc, rows[d*g.S+kh][kw], taps[kh*3+kw], fT)
+			if outs != nil {
+				acc = outs[d]
+			} else {
+				for kh := range 3 {
+					for kw := range 3 {
+						acc = w.mulAdd(acc, rows[d*g.S+kh][kw], taps[kh*3+kw], fT)
+					}
 				}
 			}
 			hd := w.bin("addi", h, d, "i32")
@@ -316,21 +375,27 @@ func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
 	sums := w.loop(images, repeat(zero, 9), repeat(fT, 9), func(j string, acc []string) []string {
 		n := w.op("arith.addi %s, %s : i32", n0, j)
 		valid := w.scmp("slt", n, g.N)
-		init := append(k.firstWindow(n, w.i32(0), valid), acc...)
+		// dyRow loads dy row hd of image n; masked where hd may pass the grid's last row.
+		dyRow := func(hd string, past bool) string {
+			ok := valid
+			if past {
+				ok = w.and(valid, w.scmp("slt", hd, g.HO))
+			}
+			off, mask := k.outRow(n, hd, ok)
+			return w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg1", e, off, k.shape), mask,
+				w.zeros(mat(t.tw, bc, e)), k.shape, ptrOf(e)), e, k.shape)
+		}
 		u := t.unroll
+		if tile.CarrySums {
+			return k.kernelGradSums(n, valid, acc, dyRow)
+		}
+		init := append(k.firstWindow(n, w.i32(0), valid), acc...)
 		res := w.loop(cdiv(g.HO, u), init, repeat(fT, len(init)), func(iv string, carried []string) []string {
 			h := w.bin("muli", iv, u, "i32")
 			rows, next := k.window(n, h, u, valid, carried)
 			dys := make([]string, u)
 			for d := range dys { // dy rows h … h + u − 1, loaded with the window's rows before any product
-				hd := w.bin("addi", h, d, "i32")
-				ok := valid
-				if g.HO%u != 0 {
-					ok = w.and(valid, w.scmp("slt", hd, g.HO))
-				}
-				off, mask := k.outRow(n, hd, ok)
-				dys[d] = w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs("%arg1", e, off, k.shape), mask,
-					w.zeros(mat(t.tw, bc, e)), k.shape, ptrOf(e)), e, k.shape)
+				dys[d] = dyRow(w.bin("addi", h, d, "i32"), g.HO%u != 0)
 			}
 			acc := carried[len(carried)-9:]
 			for d, dy := range dys {
@@ -345,6 +410,52 @@ func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
 	w.storeProgramRows(part, pid, k.c, k.cm, g.C, bc, w.sumTiles(sums, t.tw, bc))
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(g.N, images) * t.strips, cdiv(g.C, bc)},
 		Warps: t.warps()}
+}
+
+// kernelGradSums is dK's walk down image n with RowTile.CarrySums: each input row is loaded once, with the dy rows
+// it pairs with (input row h·S − 1 + i and dy row h + d at kernel row i − d·S), and the loop carries the 3 − S dy
+// rows that the next rows pair with instead of 3 − S input rows' tiles. acc is the nine tap sums so far.
+func (k *rowKernel) kernelGradSums(n, valid string, acc []string, dyRow func(hd string, past bool) string) []string {
+	w, g, u, keep := k.w, k.g, k.t.unroll, 3-k.g.S
+	fT := mat(k.t.tw, k.bc, "f32")
+	// addPairs adds the products of window rows first … (input rows h·S − 1 + first …) with dy rows h + d.
+	addPairs := func(acc []string, xs [][3]string, first int, dys []string) {
+		for i, x := range xs {
+			for kh := range 3 {
+				if d := (first + i - kh) / g.S; first+i >= kh && (first+i-kh)%g.S == 0 && d < len(dys) {
+					for kw := range 3 {
+						acc[kh*3+kw] = w.mulAdd(acc[kh*3+kw], dys[d], x[kw], fT)
+					}
+				}
+			}
+		}
+	}
+	// Input rows −1 … 1 − S, above the first that the loop loads, with dy rows 0 … 2 − S.
+	xs, dys := make([][3]string, keep), make([]string, keep)
+	for i := range xs {
+		xs[i] = k.tapRow(n, w.i32(0), i, valid)
+	}
+	for d := range dys {
+		dys[d] = dyRow(w.i32(d), true)
+	}
+	acc = slices.Clone(acc)
+	addPairs(acc, xs, 0, dys)
+	init := append(dys, acc...)
+	res := w.loop(cdiv(g.HO, u), init, repeat(fT, len(init)), func(iv string, carried []string) []string {
+		h := w.bin("muli", iv, u, "i32")
+		xs := make([][3]string, u*g.S) // input rows h·S + 2 − S …, then dy rows h + 3 − S …: all loads first
+		for i := range xs {
+			xs[i] = k.tapRow(n, h, keep+i, valid)
+		}
+		dys := slices.Clone(carried[:keep])
+		for d := range u {
+			dys = append(dys, dyRow(w.bin("addi", h, keep+d, "i32"), true))
+		}
+		acc := slices.Clone(carried[keep:])
+		addPairs(acc, xs, keep, dys)
+		return append(dys[u:], acc...)
+	})
+	return res[keep:]
 }
 
 // dwRowsInputGrad is dx by rows (dwGatherKernel's grad arguments and outputs: dy, K, then with g.BN and stats z,
@@ -388,19 +499,52 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	}
 	// The window of dy rows i + lo … i + 1 that dx rows S·i … S·i + S − 1 read: lo = −1 for stride 1, 0 for 2.
 	lo := g.S - 2
-	var init []string
-	for off := lo; off < 1; off++ {
-		init = append(init, dyRow(w.bin("addi", i0, off, "i32"))...)
+	// addDy adds the products of dy row i + rel (its three tap-column tiles) to sums[ρ], the sum of dx row S·i + ρ,
+	// for each ρ that reads it (kernel row ρ + 1 − S·rel): RowTile.CarrySums.
+	addDy := func(sums, row []string, rel int) {
+		for kh := range 3 {
+			if ρ := g.S*rel + kh - 1; ρ >= 0 && ρ < len(sums) {
+				for kw := range 3 {
+					sums[ρ] = w.mulAdd(sums[ρ], row[kw], taps[kh*3+kw], fT)
+				}
+			}
+		}
 	}
+	var init []string
+	if tile.CarrySums { // the partial sums of dx rows S·i0 and S·i0 + 1 over dy rows i0 + lo … i0
+		init = make([]string, 2)
+		for off := lo; off < 1; off++ {
+			addDy(init, dyRow(w.bin("addi", i0, off, "i32")), off)
+		}
+	} else {
+		for off := lo; off < 1; off++ {
+			init = append(init, dyRow(w.bin("addi", i0, off, "i32"))...)
+		}
+	}
+	kept, u := len(init), t.unroll
 	if bnGrad {
 		init = append(init, zero, zero)
 	}
-	kept, u := 3*(1-lo), t.unroll
 	res := w.loop(t.rows/(g.S*u), init, repeat(fT, len(init)), func(iv string, carried []string) []string {
 		i := w.op("arith.addi %s, %s : i32", i0, w.bin("muli", iv, u, "i32"))
-		window := append([]string(nil), carried[:kept]...)
-		for d := range u { // dy rows i + 1 … i + u, loaded before any product
-			window = append(window, dyRow(w.bin("addi", i, 1+d, "i32"))...)
+		var window, dxSums, next []string
+		if tile.CarrySums { // dy rows i + 1 … i + u, all loaded before any product, each then added where it goes
+			rows := make([][]string, u)
+			for d := range rows {
+				rows[d] = dyRow(w.bin("addi", i, 1+d, "i32"))
+			}
+			dxSums = make([]string, g.S*u+2)
+			copy(dxSums, carried[:kept])
+			for d, row := range rows {
+				addDy(dxSums, row, 1+d)
+			}
+			next = dxSums[g.S*u:]
+		} else {
+			window = append([]string(nil), carried[:kept]...)
+			for d := range u { // dy rows i + 1 … i + u, loaded before any product
+				window = append(window, dyRow(w.bin("addi", i, 1+d, "i32"))...)
+			}
+			next = window[3*u:]
 		}
 		var sums []string
 		if bnGrad {
@@ -425,13 +569,16 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 		for p, o := range out {
 			acc := ""
 			for kh := range 3 {
-				if (p%g.S+1-kh)%g.S != 0 {
+				if dxSums != nil || (p%g.S+1-kh)%g.S != 0 {
 					continue
 				}
 				row := p/g.S + (p%g.S+1-kh)/g.S - lo // the window row: dy row i + ⌊p/S⌋ + (p mod S + 1 − kh)/S
 				for kw := range 3 {
 					acc = w.mulAdd(acc, window[3*row+kw], taps[kh*3+kw], fT)
 				}
+			}
+			if dxSums != nil {
+				acc = dxSums[p]
 			}
 			dx := w.fromF32(acc, e, shape)
 			if bnGrad { // g = dx where 0 < z·scale + shift < 6, and its sums with z
@@ -445,7 +592,7 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			}
 			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, o.off, shape), dx, o.mask, shape, ptrOf(e))
 		}
-		return append(window[3*u:], sums...)
+		return append(next, sums...)
 	})
 	if bnGrad {
 		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept:], tw, bc))

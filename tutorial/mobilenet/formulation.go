@@ -44,6 +44,9 @@ var formulationKeys = []formulationKey{
 	rowTileKey("dw-row-rows", 1, 64, false, func(t *RowTile) *int { return &t.Rows }),
 	rowTileKey("dw-row-per-thread", 1, 16, true, func(t *RowTile) *int { return &t.PerThread }),
 	rowTileKey("dw-row-unroll", 1, 8, false, func(t *RowTile) *int { return &t.Unroll }),
+	{name: "dw-row-carry", values: []string{"rows", "sums"},
+		get: func(c Config) string { return pick(c.Depthwise.RowTile.CarrySums, "sums", "rows") },
+		set: func(c *Config, v string) error { c.Depthwise.RowTile.CarrySums = v == "sums"; return nil }},
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {

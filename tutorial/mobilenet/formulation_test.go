@@ -17,6 +17,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Prologue: PrologueBNReLU6}},
 		{Depthwise: DepthwiseForm{Kernel: KernelGradTriton, Tiling: TilingRows}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Tiling: TilingRows, RowTile: RowTile{Channels: 64, Width: 8, Rows: 4, PerThread: 2, Unroll: 3}}},
+		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{CarrySums: true}}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -65,6 +66,8 @@ func TestFormulationErrors(t *testing.T) {
 		"dw-row-unroll=9,dw-tiling=rows":      "a number from 1 to 8, got 9",
 		"dw-row-unroll=2,dw-forward=triton":   "need dw-tiling=rows",
 		"dw-row-width=16,dw-forward=triton":   "need dw-tiling=rows",
+		"dw-row-carry=sums,dw-forward=triton": "need dw-tiling=rows",
+		"dw-row-carry=outputs,dw-tiling=rows": "dw-row-carry is one of rows, sums",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

@@ -252,9 +252,10 @@ func TestTTInterpInputGradBN(t *testing.T) {
 // prologue.
 func TestTTInterpRowTiles(t *testing.T) {
 	for _, tile := range []RowTile{{Channels: 16, Width: 8, Rows: 3, PerThread: 2}, {Channels: 64, Width: 4, Rows: 1, PerThread: 8},
-		{Channels: 8, Width: 32, Rows: 2, PerThread: 1}, {Unroll: 1}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Unroll: 4, Width: 8, Channels: 16}} {
+		{Channels: 8, Width: 32, Rows: 2, PerThread: 1}, {Unroll: 1}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Unroll: 4, Width: 8, Channels: 16},
+		{CarrySums: true}, {CarrySums: true, Unroll: 2}, {CarrySums: true, Unroll: 3, Rows: 4, Width: 8}} {
 		for _, g := range ttGeometries("f32", true)[:6] {
-			name := fmt.Sprintf("%s/%dx%dr%dp%du%d", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll)
+			name := fmt.Sprintf("%s/%dx%dr%dp%du%dc%t", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll, tile.CarrySums)
 			t.Run(name+"/forward", func(t *testing.T) { ttForward(t, g, dwRowsForward(g, true, tile), true) })
 			t.Run(name+"/dx", func(t *testing.T) { ttInputGradBN(t, g, dwRowsInputGrad(g, true, tile)) })
 			t.Run(name+"/dK", func(t *testing.T) { ttKernelGrad(t, g, dwRowsKernelGrad(g, tile, 1)) })

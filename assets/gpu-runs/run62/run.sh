@@ -1,29 +1,35 @@
 #!/bin/bash
-# Device call run62 (prepared in sessions 20–21): the row kernels unrolled (-model dw-row-unroll=N: N output rows a
-# loop iteration, all their loads — dx's z too — issued before any product or store; the stride-1 kernels read 0.9–1.2
-# TB/s on the 56×56 and 28×28 layers in run61, which Little's law puts down to one new row of loads in flight a warp)
-# as kernel profiles of 12@128 (N = 1: only the loads moved first); then issue 15's target 1 on the card the pool
-# lends (an H200 wanted: the row kernels have never run on one) with the best options as of run61 (the row kernels
-# with dw-forward=triton-stats), and with the fastest unroll if one beat them, beside PyTorch's step 11 at 128, 256
-# and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and 160, and an HLO dump that names the
-# loop_convert_fusions, if time is left.
+# Device call run62 (prepared in sessions 20–22): two changes to the row kernels' loop, as kernel profiles of 12@128
+# — unrolled (-model dw-row-unroll=N: N output rows an iteration, all their loads — dx's z too — issued before any
+# product or store; N = 1 only moves the loads) and partial sums carried instead of source rows (dw-row-carry=sums:
+# fewer registers) — because the stride-1 kernels read 0.9–1.2 TB/s on the 56×56 and 28×28 layers in run61, which
+# Little's law puts down to too few bytes in flight a warp at 25–31% occupancy; then issue 15's target 1 on the card
+# the pool lends (an H200 wanted: the row kernels have never run on one) with the best options as of run61 (the row
+# kernels with dw-forward=triton-stats), and with the fastest candidate if one beat them, beside PyTorch's step 11
+# at 128, 256 and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and 160, and an HLO dump
+# that names the loop_convert_fusions, if time is left.
 RUN=62 LIMIT=${LIMIT:-560}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
 B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
 profkeep best "$B"
-for u in 1 2 4 3; do profkeep u$u "$B,dw-row-unroll=$u"; done
+# Candidates: unroll N (dw-row-unroll=N), and the partial sums carried instead of the source rows (dw-row-carry=sums,
+# session 22: two tiles carried in place of six on the stride-1 layers), alone and with unroll 2.
+declare -A OPT=([u1]=",dw-row-unroll=1" [cs]=",dw-row-carry=sums" [u2]=",dw-row-unroll=2" [cs2]=",dw-row-carry=sums,dw-row-unroll=2"
+  [u4]=",dw-row-unroll=4" [u3]=",dw-row-unroll=3")
+CANDS="u1 cs u2 cs2 u4 u3"
+for c in $CANDS; do profkeep $c "$B${OPT[$c]}"; done
 profkeep best2 "$B"
-# The fastest unroll by its profile's samples/s, kept if it beats the better of the two controls by more than 1%.
+# The fastest candidate by its profile's samples/s, kept if it beats the better of the two controls by more than 1%.
 rate() { sps $W/go/profile-$1.log | grep -o '[0-9]* samples' | grep -o '[0-9]*'; }
 base=$(printf '%s\n' "$(rate best)" "$(rate best2)" | sort -n | tail -1); U=""; top=$base
-for u in 1 2 4 3; do r=$(rate u$u); [ -n "$r" ] && [ $(( r * 100 )) -gt $(( top * 101 )) ] && { U=",dw-row-unroll=$u"; top=$r; }; done
-log "controls $(rate best) $(rate best2); unroll picked: '${U}' ($top)"
-v best-128 128 "$B"; [ -n "$U" ] && v unroll-128 128 "$B$U"
-v best-512 512 "$B"; [ -n "$U" ] && v unroll-512 512 "$B$U"
-v best-256 256 "$B"; [ -n "$U" ] && v unroll-256 256 "$B$U"
+for c in $CANDS; do r=$(rate $c); [ -n "$r" ] && [ -n "$top" ] && [ $(( r * 100 )) -gt $(( top * 101 )) ] && { U=${OPT[$c]}; top=$r; }; done
+log "controls $(rate best) $(rate best2); picked: '${U}' ($top)"
+v best-128 128 "$B"; [ -n "$U" ] && v pick-128 128 "$B$U"
+v best-512 512 "$B"; [ -n "$U" ] && v pick-512 512 "$B$U"
+v best-256 256 "$B"; [ -n "$U" ] && v pick-256 256 "$B$U"
 [ $(( LIMIT - SECONDS )) -ge 240 ] && torch11 128,256,512 || log "torch skipped (time)"
-[ -n "$U" ] && { v unroll-128b 128 "$B$U"; v best-128b 128 "$B"; }
+[ -n "$U" ] && { v pick-128b 128 "$B$U"; v best-128b 128 "$B"; }
 profkeep bnsums "$B$U,bn-sums=triton"
 # The optimized HLO of the best options at 128 (a compile of its own: another executable cache), for the names
 # and shapes of the loop_convert_fusions (0.8 ms a step in run61's profiles).
