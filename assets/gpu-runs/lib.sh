@@ -26,9 +26,9 @@ v() { # name, batch, extra formulation (TO: the process's time cap, default 80 s
   timeout $(( cap < left ? cap : left )) /tmp/trainopt ladder -steps 12 -batches $2 -warmup 50 -timed 400 -k 50 -model $P$3 -out $W/go/$1 > $W/go/$1.log 2>&1
   log "$1 [b=$2 $3] rc=$? $(sps $W/go/$1.log) $(grep -o 'FAILED.*\|panic.*\|rror.*' $W/go/$1.log | head -1 | cut -c1-800)"
 }
-prof() { # name, extra formulation: a kernel profile of 12@128
+prof() { # name, extra formulation: a kernel profile of 12@128 (PB: another batch)
   [ $SECONDS -lt $(( LIMIT - 70 )) ] || { log "profile-$1 skipped (time)"; return; }
-  timeout 60 /tmp/trainopt profile -step 12@128 -k 50 -model $P$2 -warmup 50 -timed 50 -capture 50 -out $W/prof-$1 > $W/go/profile-$1.log 2>&1
+  timeout 60 /tmp/trainopt profile -step 12@${PB:-128} -k 50 -model $P$2 -warmup 50 -timed 50 -capture 50 -out $W/prof-$1 > $W/go/profile-$1.log 2>&1
   log "profile-$1 rc=$? $(sps $W/go/profile-$1.log)"
 }
 profkeep() { # name, extra formulation: prof, keeping only the reports (a call returns at most 16 MiB a file, and

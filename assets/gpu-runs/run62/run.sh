@@ -31,6 +31,8 @@ v best-256 256 "$B"; [ -n "$U" ] && v pick-256 256 "$B$U"
 [ $(( LIMIT - SECONDS )) -ge 240 ] && torch11 128,256,512 || log "torch skipped (time)"
 [ -n "$U" ] && { v pick-128b 128 "$B$U"; v best-128b 128 "$B"; }
 profkeep bnsums "$B$U,bn-sums=triton"
+# Where a step's time goes at 512 (target 2; no profile of the row kernels at 512 so far), with the pick.
+PB=512 profkeep best512 "$B$U"
 # The optimized HLO of the best options at 128 (a compile of its own: another executable cache), for the names
 # and shapes of the loop_convert_fusions (0.8 ms a step in run61's profiles).
 if [ $SECONDS -lt $(( LIMIT - 60 )) ]; then
