@@ -118,8 +118,8 @@ func (k *rowKernel) kernelGradSums(n, valid string, acc []string, dyRow func(hd 
 // scale and shift, then dx — or g, ReLU6's gate applied — and the per-program sums Σg, Σg·z). Programs [n ·
 // chunks · strips, C/bc] over dx's grid, each walking its rows S at a time: dx rows S·i … S·i + S − 1 read dy
 // rows i − 1 … i + 1 (stride 1) or i, i + 1 (stride 2), so each iteration loads one new dy row, as three
-// column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest.
-// Against the gather it is faster on the two largest layers and slower on the narrow ones, the same in sum.
+// column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest
+// (with CarrySums: the partial sums of the next two dx rows instead). Against the gather it is faster on the two largest layers and slower on the narrow ones, the same in sum.
 func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	t := newRowTiling(g.H, g.W, tile)
 	bc := t.bc
@@ -224,17 +224,18 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 		}
 		for p, o := range out {
 			acc := ""
-			for kh := range 3 {
-				if dxSums != nil || (p%g.S+1-kh)%g.S != 0 {
-					continue
-				}
-				row := p/g.S + (p%g.S+1-kh)/g.S - lo // the window row: dy row i + ⌊p/S⌋ + (p mod S + 1 − kh)/S
-				for kw := range 3 {
-					acc = w.mulAdd(acc, window[3*row+kw], taps[kh*3+kw], fT)
-				}
-			}
 			if dxSums != nil {
 				acc = dxSums[p]
+			} else {
+				for kh := range 3 {
+					if (p%g.S+1-kh)%g.S != 0 {
+						continue
+					}
+					row := p/g.S + (p%g.S+1-kh)/g.S - lo // the window row: dy row i + ⌊p/S⌋ + (p mod S + 1 − kh)/S
+					for kw := range 3 {
+						acc = w.mulAdd(acc, window[3*row+kw], taps[kh*3+kw], fT)
+					}
+				}
 			}
 			dx := w.fromF32(acc, e, shape)
 			if bnGrad { // g = dx where 0 < z·scale + shift < 6, and its sums with z
