@@ -158,11 +158,15 @@ func testTTForward(t *testing.T, geometries []dwGeometry) {
 			t.Run(fmt.Sprintf("%s/stats=%v/rows", g, stats), func(t *testing.T) {
 				ttForward(t, g, dwRowsForward(g, stats, RowTile{}), stats)
 			})
+			t.Run(fmt.Sprintf("%s/stats=%v/rows-carry", g, stats), func(t *testing.T) {
+				ttForward(t, g, dwRowsForward(g, stats, RowTile{CarrySums: true}), stats)
+			})
 		}
 	}
 }
 
-// TestTTInterpForward: y = x ⊛ K, and the per-program sums of y and y², by the gather and row kernels.
+// TestTTInterpForward: y = x ⊛ K, and the per-program sums of y and y², by the gather and row kernels (the latter
+// also with RowTile.CarrySums).
 func TestTTInterpForward(t *testing.T) { testTTForward(t, ttGeometries("f32", false)) }
 
 // TestTTInterpForwardBN: the same with the prologue (dw-prologue=bn-relu6): the input is z and the kernels convolve
@@ -171,7 +175,8 @@ func TestTTInterpForwardBN(t *testing.T) { testTTForward(t, ttGeometries("f32", 
 
 // TestTTInterpKernelGrad: dK, the partial sums [programs, 9, C] added up, by the gather kernel (with the splits
 // and chunks depthwiseKernelGradTriton picks, and with three chunks a program, whose last split runs past the
-// tiles) and by the row kernel (one and two images a program), without and with the prologue.
+// tiles) and by the row kernel (one and two images a program; two with carried dy rows), without and with the
+// prologue.
 func TestTTInterpKernelGrad(t *testing.T) {
 	for _, bn := range []bool{false, true} {
 		for _, g := range ttGeometries("f32", bn) {
@@ -185,6 +190,7 @@ func TestTTInterpKernelGrad(t *testing.T) {
 				{"gather-chunks=3", dwKernelGradKernel(g, dkPixels, dkChannels, cdiv(tiles, 3), 3)},
 				{"rows-images=1", dwRowsKernelGrad(g, RowTile{}, 1)},
 				{"rows-images=2", dwRowsKernelGrad(g, RowTile{}, 2)},
+				{"rows-carry-images=2", dwRowsKernelGrad(g, RowTile{CarrySums: true}, 2)},
 			} {
 				t.Run(g.String()+"/"+k.name, func(t *testing.T) { ttKernelGrad(t, g, k.k) })
 			}
@@ -200,14 +206,14 @@ func ttKernelGrad(t *testing.T, g dwGeometry, k triton.Kernel) {
 	ttCheck(t, "dK", ttSumPrograms(part, 9*g.C), d.dk, ttTol[g.Elem], 9, g.C)
 }
 
-// TestTTInterpInputGrad: dx by the gather kernel over input pixels and by the row kernel.
+// TestTTInterpInputGrad: dx by the gather kernel over input pixels and by the row kernel (also with carried sums).
 func TestTTInterpInputGrad(t *testing.T) {
 	for _, g := range ttGeometries("f32", false) {
-		for _, tiling := range []string{"gather", "rows"} {
+		for _, tiling := range []string{"gather", "rows", "rows-carry"} {
 			t.Run(g.String()+"/"+tiling, func(t *testing.T) {
 				k := dwGatherKernel(g, true, false, gatherPixels, gatherChannels)
-				if tiling == "rows" {
-					k = dwRowsInputGrad(g, false, RowTile{})
+				if tiling != "gather" {
+					k = dwRowsInputGrad(g, false, RowTile{CarrySums: tiling == "rows-carry"})
 				}
 				d := newTTData(g)
 				dx := ttOutput(len(d.dx))
