@@ -107,7 +107,7 @@ type RowTile struct {
 	// rows the next rows read again: 3·(3 − S) tiles of its registers (six for stride 1). With it, each source row
 	// is used once, as soon as it is loaded, and what is kept is what that row leaves unfinished: the partial sums
 	// of the output rows it feeds (forward and dx: two tiles, one for a stride-2 forward), or for dK the 3 − S dy
-	// rows it pairs with. The same products in another order; fewer registers, which on the stride-1 layers, at 90 to
+	// rows it pairs with. The same products in another order; fewer registers, which on the stride-1 layers, at 88 to
 	// 110 registers a thread and 25–31% occupancy, may buy warps.
 	CarrySums bool
 }
