@@ -238,14 +238,22 @@ func (k *rowKernel) firstSums(n, h0, valid string, taps [9]string) []string {
 }
 
 // addRow adds the products of window row i (input row h·S − 1 + i, as its three tap-column tiles) to sums[d], the
-// sum of output row h + d, for each d that reads it (kernel row i − d·S).
+// sum of output row h + d, for each d that reads it.
 func (k *rowKernel) addRow(sums []string, row [3]string, i int, taps [9]string) {
 	fT := mat(k.t.tw, k.bc, "f32")
+	k.readers(i, len(sums), func(kh, d int) {
+		for kw := range 3 {
+			sums[d] = k.w.mulAdd(sums[d], row[kw], taps[kh*3+kw], fT)
+		}
+	})
+}
+
+// readers calls f for each output row h + d, d < n, that reads window row i (input row h·S − 1 + i), with the
+// kernel row kh it reads it at: i = d·S + kh.
+func (k *rowKernel) readers(i, n int, f func(kh, d int)) {
 	for kh := range 3 {
-		if d := (i - kh) / k.g.S; i >= kh && (i-kh)%k.g.S == 0 && d < len(sums) {
-			for kw := range 3 {
-				sums[d] = k.w.mulAdd(sums[d], row[kw], taps[kh*3+kw], fT)
-			}
+		if d := (i - kh) / k.g.S; i >= kh && (i-kh)%k.g.S == 0 && d < n {
+			f(kh, d)
 		}
 	}
 }

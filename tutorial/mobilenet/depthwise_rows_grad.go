@@ -11,9 +11,9 @@ import (
 
 // dwRowsKernelGrad is dK by rows as partial sums: programs [⌈n/images⌉ · strips, C/bc], each summing dy·x for the
 // nine taps over every output row of its strip (t.unroll an iteration) in images images and writing part[program,
-// tap, c] (float32). The step uses one image per program: the loop waits on its loads, so more programs in flight hide more of that
-// latency (measured faster than about 1024 programs in all), and the partial sums stay small ([batch · strips, 9,
-// C] float32).
+// tap, c] (float32). The step uses one image per program: the loop waits on its loads, so more programs in flight
+// hide more of that latency (measured faster than about 1024 programs in all), and the partial sums stay small
+// ([batch · strips, 9, C] float32). With CarrySums the walk down each image is kernelGradSums.
 // Arguments: x (z with g.BN), dy, with g.BN scale and shift, then part.
 func dwRowsKernelGrad(g dwGeometry, tile RowTile, images int) triton.Kernel {
 	t := newRowTiling(g.HO, g.WO, tile)
@@ -77,13 +77,11 @@ func (k *rowKernel) kernelGradSums(n, valid string, acc []string, dyRow func(hd 
 	// addPairs adds the products of window rows first … (input rows h·S − 1 + first …) with dy rows h + d.
 	addPairs := func(acc []string, xs [][3]string, first int, dys []string) {
 		for i, x := range xs {
-			for kh := range 3 {
-				if d := (first + i - kh) / g.S; first+i >= kh && (first+i-kh)%g.S == 0 && d < len(dys) {
-					for kw := range 3 {
-						acc[kh*3+kw] = w.mulAdd(acc[kh*3+kw], dys[d], x[kw], fT)
-					}
+			k.readers(first+i, len(dys), func(kh, d int) {
+				for kw := range 3 {
+					acc[kh*3+kw] = w.mulAdd(acc[kh*3+kw], dys[d], x[kw], fT)
 				}
-			}
+			})
 		}
 	}
 	// Input rows −1 … 1 − S, above the first that the loop loads, with dy rows 0 … 2 − S.
@@ -119,7 +117,8 @@ func (k *rowKernel) kernelGradSums(n, valid string, acc []string, dyRow func(hd 
 // chunks · strips, C/bc] over dx's grid, each walking its rows S at a time: dx rows S·i … S·i + S − 1 read dy
 // rows i − 1 … i + 1 (stride 1) or i, i + 1 (stride 2), so each iteration loads one new dy row, as three
 // column-gathered tiles (dy column (q + 1 − kw)/S for tap column kw, where that divides), and carries the rest
-// (with CarrySums: the partial sums of the next two dx rows instead). Against the gather it is faster on the two largest layers and slower on the narrow ones, the same in sum.
+// (with CarrySums: the partial sums of the next two dx rows instead). Against the gather it is faster on the two
+// largest layers and slower on the narrow ones, the same in sum.
 func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	t := newRowTiling(g.H, g.W, tile)
 	bc := t.bc
