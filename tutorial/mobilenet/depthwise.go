@@ -110,6 +110,9 @@ type RowTile struct {
 	// rows it pairs with. The same products in another order; fewer registers, which on the stride-1 layers, at 88 to
 	// 110 registers a thread and 25–31% occupancy, may buy warps.
 	CarrySums bool
+	// PerLayer gives each row kernel the tile measured fastest for its kind and geometry (rowTileTable, from run61's
+	// sweep) instead of one tile for all; Channels, Width, Rows and PerThread are then the table's and must be 0.
+	PerLayer bool
 }
 
 // Tiling names how the Triton kernels cover a layer.

@@ -86,7 +86,7 @@ func depthwiseTritonForward(y, x, kernel *Node, stride int, form DepthwiseForm, 
 // forwardKernel is the forward kernel of a tiling; with stats it also writes batch norm's sums of y and y².
 func forwardKernel(g dwGeometry, stats bool, form DepthwiseForm) triton.Kernel {
 	if form.Tiling == TilingRows {
-		return dwRowsForward(g, stats, form.RowTile)
+		return dwRowsForward(g, stats, form.RowTile.forKernel(rowsForward, g))
 	}
 	return dwGatherKernel(g, false, stats, gatherPixels, gatherChannels)
 }
@@ -95,7 +95,7 @@ func forwardKernel(g dwGeometry, stats bool, form DepthwiseForm) triton.Kernel {
 // pass needs (dw-prologue=bn-relu6-backward).
 func inputGradKernel(g dwGeometry, stats bool, form DepthwiseForm) triton.Kernel {
 	if form.Tiling == TilingRows {
-		return dwRowsInputGrad(g, stats, form.RowTile)
+		return dwRowsInputGrad(g, stats, form.RowTile.forKernel(rowsInputGrad, g))
 	}
 	return dwGatherKernel(g, true, stats, gatherPixels, gatherChannels)
 }
@@ -140,7 +140,7 @@ func depthwiseKernelGradTriton(x, kernel, v *Node, stride int, form DepthwiseFor
 	g := geometry(x, kernel, stride)
 	inputs := pro.inputs(&g, x, ConvertDType(v, x.DType()))
 	if form.Tiling == TilingRows {
-		k := dwRowsKernelGrad(g, form.RowTile, 1)
+		k := dwRowsKernelGrad(g, form.RowTile.forKernel(rowsKernelGrad, g), 1)
 		part := triton.Call(k, shapes.Make(dtypes.Float32, k.Grid[0], 9, g.C), inputs...)
 		return ConvertDType(Reshape(ReduceSum(part, 0), kernel.Shape().Dimensions...), kernel.DType())
 	}

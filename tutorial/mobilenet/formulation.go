@@ -47,6 +47,9 @@ var formulationKeys = []formulationKey{
 	{name: "dw-row-carry", values: []string{"rows", "sums"},
 		get: func(c Config) string { return pick(c.Depthwise.RowTile.CarrySums, "sums", "rows") },
 		set: func(c *Config, v string) error { c.Depthwise.RowTile.CarrySums = v == "sums"; return nil }},
+	{name: "dw-row-tiles", values: []string{"one", "per-layer"},
+		get: func(c Config) string { return pick(c.Depthwise.RowTile.PerLayer, "per-layer", "one") },
+		set: func(c *Config, v string) error { c.Depthwise.RowTile.PerLayer = v == "per-layer"; return nil }},
 	{name: "stem-channels",
 		get: func(c Config) string { return strconv.Itoa(max(c.StemChannels, 0)) },
 		set: func(c *Config, v string) (err error) {
@@ -174,6 +177,10 @@ func (c *Config) SetFormulation(text string) error {
 	if d.RowTile != (RowTile{}) && d.Tiling != TilingRows {
 		return fmt.Errorf("model formulation %q: dw-row-… set the tile of the kernels that walk rows, so they need "+
 			"dw-tiling=rows", text)
+	}
+	if t := d.RowTile; t.PerLayer && (t.Channels != 0 || t.Width != 0 || t.Rows != 0 || t.PerThread != 0) {
+		return fmt.Errorf("model formulation %q: dw-row-tiles=per-layer takes each kernel's channels, width, rows "+
+			"and per-thread from its table, so it cannot go with dw-row-channels, -width, -rows or -per-thread", text)
 	}
 	if d.Prologue != PrologueNone && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s is done by the Triton kernels, so it needs "+

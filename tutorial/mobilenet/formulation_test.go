@@ -18,6 +18,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Kernel: KernelGradTriton, Tiling: TilingRows}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTriton, Tiling: TilingRows, RowTile: RowTile{Channels: 64, Width: 8, Rows: 4, PerThread: 2, Unroll: 3}}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{CarrySums: true}}},
+		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{PerLayer: true, Unroll: 2}}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -56,18 +57,21 @@ func TestFormulationErrors(t *testing.T) {
 		"relu6=masked,bn=f16":  "bn is one of compute, float32",
 		"dw-prologue=bn-relu6": "needs dw-forward=triton",
 		"dw-prologue=bn-relu6,dw-forward=shifted,dw-input-grad=triton": "needs dw-forward=triton",
-		"dw-prologue=on":                      "dw-prologue is one of none, bn-relu6",
-		"dw-tiling=rows,dw-input-grad=triton": "dw-tiling=rows is how the Triton kernels walk the image, so it needs dw-forward=triton",
-		"dw-tiling=tiles":                     "dw-tiling is one of gather, rows",
-		"stem=s2d":                            "stem is one of conv, patches, space-to-depth",
-		"dw-row-channels=48":                  "a power of two from 8 to 128, got 48",
-		"dw-row-per-thread=32":                "a power of two from 1 to 16, got 32",
-		"dw-row-rows=65":                      "a number from 1 to 64, got 65",
-		"dw-row-unroll=9,dw-tiling=rows":      "a number from 1 to 8, got 9",
-		"dw-row-unroll=2,dw-forward=triton":   "need dw-tiling=rows",
-		"dw-row-width=16,dw-forward=triton":   "need dw-tiling=rows",
-		"dw-row-carry=sums,dw-forward=triton": "need dw-tiling=rows",
-		"dw-row-carry=outputs,dw-tiling=rows": "dw-row-carry is one of rows, sums",
+		"dw-prologue=on":                           "dw-prologue is one of none, bn-relu6",
+		"dw-tiling=rows,dw-input-grad=triton":      "dw-tiling=rows is how the Triton kernels walk the image, so it needs dw-forward=triton",
+		"dw-tiling=tiles":                          "dw-tiling is one of gather, rows",
+		"stem=s2d":                                 "stem is one of conv, patches, space-to-depth",
+		"dw-row-channels=48":                       "a power of two from 8 to 128, got 48",
+		"dw-row-per-thread=32":                     "a power of two from 1 to 16, got 32",
+		"dw-row-rows=65":                           "a number from 1 to 64, got 65",
+		"dw-row-unroll=9,dw-tiling=rows":           "a number from 1 to 8, got 9",
+		"dw-row-unroll=2,dw-forward=triton":        "need dw-tiling=rows",
+		"dw-row-width=16,dw-forward=triton":        "need dw-tiling=rows",
+		"dw-row-carry=sums,dw-forward=triton":      "need dw-tiling=rows",
+		"dw-row-carry=outputs,dw-tiling=rows":      "dw-row-carry is one of rows, sums",
+		"dw-row-tiles=per-layer,dw-forward=triton": "need dw-tiling=rows",
+		"dw-row-tiles=auto,dw-tiling=rows":         "dw-row-tiles is one of one, per-layer",
+		"dw-tiling=rows,dw-forward=triton,dw-row-tiles=per-layer,dw-row-per-thread=2": "cannot go with dw-row-channels",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

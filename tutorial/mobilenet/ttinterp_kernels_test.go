@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -254,12 +255,18 @@ func TestTTInterpInputGradBN(t *testing.T) {
 
 // TestTTInterpRowTiles: the row kernels with tiles other than the default (the -model dw-row-… settings): narrow
 // and wide channel blocks, strips narrower than the layer and wider than it, one to three rows a program, one to
-// four rows a loop iteration with their loads first (heights they do not divide) — the forward pass with stats, gated dx and dK, with the
-// prologue.
+// four rows a loop iteration with their loads first (heights they do not divide), and each tile of rowTileTable
+// (dw-row-tiles=per-layer) — the forward pass with stats, gated dx and dK, with the prologue.
 func TestTTInterpRowTiles(t *testing.T) {
-	for _, tile := range []RowTile{{Channels: 16, Width: 8, Rows: 3, PerThread: 2}, {Channels: 64, Width: 4, Rows: 1, PerThread: 8},
+	tiles := []RowTile{{Channels: 16, Width: 8, Rows: 3, PerThread: 2}, {Channels: 64, Width: 4, Rows: 1, PerThread: 8},
 		{Channels: 8, Width: 32, Rows: 2, PerThread: 1}, {Unroll: 1}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Unroll: 4, Width: 8, Channels: 16},
-		{CarrySums: true}, {CarrySums: true, Unroll: 2}, {CarrySums: true, Unroll: 3, Rows: 4, Width: 8}} {
+		{CarrySums: true}, {CarrySums: true, Unroll: 2}, {CarrySums: true, Unroll: 3, Rows: 4, Width: 8}}
+	for _, tile := range rowTileTable {
+		if !slices.Contains(tiles, tile) {
+			tiles = append(tiles, tile)
+		}
+	}
+	for _, tile := range tiles {
 		for _, g := range ttGeometries("f32", true)[:6] {
 			name := fmt.Sprintf("%s/%dx%dr%dp%du%dc%t", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll, tile.CarrySums)
 			t.Run(name+"/forward", func(t *testing.T) { ttForward(t, g, dwRowsForward(g, true, tile), true) })

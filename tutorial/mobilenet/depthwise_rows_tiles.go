@@ -1,0 +1,85 @@
+package mobilenet
+
+// Per-layer tiles for the row kernels (-model …,dw-row-tiles=per-layer; RowTile.PerLayer).
+//
+// No single tile suits every layer: run61 profiled 12@128 on an H100 once per tile, ten tiles besides the default,
+// and the sum of the row kernels moved by at most 2% either way (4120–6030 µs against the default's 4192), yet kernel
+// by kernel the best tile was 3–33% faster than the default's — wide channel blocks where the image is small
+// (7×7, 14×14 stride 2), two values a thread on the 56×56 and 28×28 stride-1 layers, taller programs for dx. Taken
+// kernel by kernel the profiles sum to 3905 µs instead of 4192 (run61's rowtile-regs.txt): about 2.5% of that
+// step's kernel time, the one gain the sweep showed. This is Triton's @autotune done ahead of time: the table is
+// run61's measurement written down, not a search at compile time, because autotuning here would compile and time
+// every tile of every layer inside XLA's compile of the whole step.
+
+// rowKernelKind names the three row kernels, for the table's key.
+type rowKernelKind int
+
+const (
+	rowsForward rowKernelKind = iota
+	rowsInputGrad
+	rowsKernelGrad
+)
+
+// rowKernelSite is a row kernel and the geometry it runs on, batch aside: the table was measured at batch 128 and
+// taken to hold at every batch (a program's share of a layer does not depend on how many images there are).
+type rowKernelSite struct {
+	kind    rowKernelKind
+	h, c, s int // the layer's input height (= width in MobileNetV2), channels and stride
+}
+
+// Tiles from the sweep's names: pt = values a thread (PerThread), c = channels, r = rows.
+var (
+	tilePT2    = RowTile{PerThread: 2}
+	tilePT8    = RowTile{PerThread: 8}
+	tileC16    = RowTile{Channels: 16}
+	tileC64    = RowTile{Channels: 64}
+	tileC16PT2 = RowTile{Channels: 16, PerThread: 2}
+	tileC64PT8 = RowTile{Channels: 64, PerThread: 8}
+	tileR4     = RowTile{Rows: 4}
+	tileR16    = RowTile{Rows: 16}
+)
+
+// rowTileTable is the fastest of run61's tiles for each row kernel of MobileNetV2 at 224×224 that some tile beat by
+// 3% or more (µs a step, default → tile; the profiles used dw-forward=triton, and the table serves triton-stats
+// too). A kernel missing from it, or any other geometry, keeps the default tile.
+var rowTileTable = map[rowKernelSite]RowTile{
+	{rowsForward, 112, 32, 1}:    tileR16,    // 125.8 → 121.6
+	{rowsForward, 56, 144, 1}:    tilePT2,    // 196.6 → 189.5
+	{rowsForward, 56, 144, 2}:    tileR4,     // 92.1 → 88.5
+	{rowsForward, 28, 192, 1}:    tilePT8,    // 132.2 → 115.1
+	{rowsForward, 28, 192, 2}:    tileC64PT8, // 21.8 → 20.3
+	{rowsForward, 14, 384, 1}:    tileC64PT8, // 110.0 → 97.6
+	{rowsForward, 14, 576, 1}:    tileC64PT8, // 89.3 → 79.7
+	{rowsForward, 14, 576, 2}:    tileC64,    // 15.5 → 14.5
+	{rowsInputGrad, 112, 32, 1}:  tileR16,    // 184.7 → 172.2
+	{rowsInputGrad, 112, 96, 2}:  tileR16,    // 450.9 → 436.9
+	{rowsInputGrad, 56, 144, 1}:  tilePT2,    // 292.7 → 276.6
+	{rowsInputGrad, 28, 192, 1}:  tileR16,    // 189.1 → 176.7
+	{rowsInputGrad, 28, 192, 2}:  tileC16,    // 80.6 → 63.7
+	{rowsInputGrad, 14, 384, 1}:  tileC16PT2, // 179.4 → 168.5
+	{rowsInputGrad, 14, 576, 1}:  tileC16PT2, // 134.0 → 123.1
+	{rowsInputGrad, 14, 576, 2}:  tileR16,    // 50.6 → 46.9
+	{rowsInputGrad, 7, 960, 1}:   tileC64,    // 85.3 → 71.5
+	{rowsKernelGrad, 112, 32, 1}: tilePT2,    // 158.8 → 150.2
+	{rowsKernelGrad, 112, 96, 2}: tileC64,    // 227.7 → 190.3
+	{rowsKernelGrad, 56, 144, 1}: tilePT2,    // 207.3 → 196.1
+	{rowsKernelGrad, 56, 144, 2}: tileC64,    // 122.9 → 107.6
+	{rowsKernelGrad, 28, 192, 1}: tilePT2,    // 165.6 → 153.3
+	{rowsKernelGrad, 28, 192, 2}: tileC64PT8, // 42.9 → 28.6
+	{rowsKernelGrad, 14, 384, 1}: tileC16PT2, // 171.2 → 162.9
+	{rowsKernelGrad, 14, 576, 1}: tileC16PT2, // 119.2 → 115.2
+	{rowsKernelGrad, 14, 576, 2}: tileC64,    // 29.8 → 26.0
+	{rowsKernelGrad, 7, 960, 1}:  tileC16,    // 81.9 → 78.3
+}
+
+// forKernel is the tile a row kernel of kind runs with on g: tile itself, or with PerLayer the table's tile for the
+// kernel (or the default tile where it has none), keeping tile's loop settings — Unroll and CarrySums say how a
+// program walks its rows, not what share of the layer it takes.
+func (tile RowTile) forKernel(kind rowKernelKind, g dwGeometry) RowTile {
+	if !tile.PerLayer {
+		return tile
+	}
+	t := rowTileTable[rowKernelSite{kind, g.H, g.C, g.S}]
+	t.Unroll, t.CarrySums = tile.Unroll, tile.CarrySums
+	return t
+}
