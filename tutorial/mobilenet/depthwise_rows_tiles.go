@@ -2,13 +2,12 @@ package mobilenet
 
 // Per-layer tiles for the row kernels (-model …,dw-row-tiles=per-layer; RowTile.PerLayer).
 //
-// No single tile suits every layer: run61 profiled 12@128 on an H100 once per tile, ten tiles besides the default,
-// and the sum of the row kernels moved by at most 2% either way (4120–6030 µs against the default's 4192), yet kernel
-// by kernel the best tile was 3–33% faster than the default's — wide channel blocks where the image is small
-// (7×7, 14×14 stride 2), two values a thread on the 56×56 and 28×28 stride-1 layers, taller programs for dx. Taken
-// kernel by kernel the profiles sum to 3905 µs instead of 4192 (run61's rowtile-regs.txt): about 2.5% of that
-// step's kernel time, the one gain the sweep showed. This is Triton's @autotune done ahead of time: the table is
-// run61's measurement written down, not a search at compile time, because autotuning here would compile and time
+// No single tile suits every layer. Swept one tile at a time over the whole step (run61, an H100), no tile made the
+// row kernels' sum more than 2% faster than the default tile, yet kernel by kernel the sweep's best tile was 3–33%
+// faster: wider channel blocks where the image is small, two values a thread on the 56×56 and 28×28 stride-1
+// layers, taller programs for dx. Taken kernel by kernel they add up to about 7% of the row kernels' time
+// (assets/gpu-runs/2026-12-06-h100-run61/per-layer.txt). This is Triton's @autotune done ahead of time: the table
+// is that measurement written down, not a search at compile time, because autotuning here would compile and time
 // every tile of every layer inside XLA's compile of the whole step.
 
 // rowKernelKind names the three row kernels, for the table's key.
