@@ -6,13 +6,18 @@
 # Little's law puts down to too few bytes in flight a warp at 25–31% occupancy; then issue 15's target 1 on the card
 # the pool lends (an H200 wanted: the row kernels have never run on one) with the best options as of run61 (the row
 # kernels with dw-forward=triton-stats), and with the fastest candidate if one beat them, beside PyTorch's step 11
-# at 128, 256 and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and 160, and an HLO dump
-# that names the loop_convert_fusions, if time is left.
+# at 128, 256 and 512 in one call; then bn-sums=triton with whole-row tiles for C = 144 and 160 and a profile at 512,
+# if time is left. Session 23 put per-layer tiles first among the candidates and the HLO dump in the first profile.
 RUN=62 LIMIT=${LIMIT:-560}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
 B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
-profkeep best "$B"
+# Session 23: the first profile compiles on an empty executable cache, so it also dumps the optimized HLO (the
+# names and shapes of the loop_convert_fusions: 1.35 ms of run61's 11.15 ms of kernels a step at 128, full passes
+# over the largest activations) at the cost of writing the files, not of another compile.
+XLA_FLAGS="$XLA_FLAGS --xla_dump_to=/tmp/dump --xla_dump_hlo_as_text" profkeep best "$B"
+mkdir -p $W/hlo; for f in $(ls -S /tmp/dump/*after_optimizations.txt 2>/dev/null | head -2); do gzip -c $f > $W/hlo/$(basename $f).gz; done
+log "hlo: $(ls /tmp/dump 2>/dev/null | wc -l) files dumped, kept $(ls $W/hlo | tr '\n' ' ')"
 # Candidates: unroll N (dw-row-unroll=N), and the partial sums carried instead of the source rows (dw-row-carry=sums,
 # session 22: two tiles carried in place of six on the stride-1 layers), alone and with unroll 2.
 # With two values a thread (dw-row-per-thread=2) the kernels used half the registers at twice the occupancy and
@@ -39,12 +44,4 @@ v best-256 256 "$B"; [ -n "$U" ] && v pick-256 256 "$B$U"
 profkeep bnsums "$B$U,bn-sums=triton"
 # Where a step's time goes at 512 (target 2; no profile of the row kernels at 512 so far), with the pick.
 PB=512 profkeep best512 "$B$U"
-# The optimized HLO of the best options at 128 (a compile of its own: another executable cache), for the names
-# and shapes of the loop_convert_fusions (0.8 ms a step in run61's profiles).
-if [ $SECONDS -lt $(( LIMIT - 60 )) ]; then
-  TRAINOPT_EXECUTABLE_CACHE=/tmp/exe-dump XLA_FLAGS="$XLA_FLAGS --xla_dump_to=/tmp/dump --xla_dump_hlo_as_text" timeout $(( LIMIT - SECONDS - 10 )) \
-    /tmp/trainopt ladder -steps 12 -batches 128 -warmup 2 -timed 2 -k 50 -model $P$B -out $W/go/dump > $W/go/dump.log 2>&1
-  log "dump rc=$? $(ls /tmp/dump | wc -l) files"
-  mkdir -p $W/hlo; for f in $(ls -S /tmp/dump/*after_optimizations.txt | head -2); do gzip -c $f > $W/hlo/$(basename $f).gz; done
-fi
 log "end"
