@@ -35,13 +35,15 @@ type bnBackward struct {
 	layer             *depthwiseParams // the depthwise layer reading ReLU6(batch norm(z)); nil until attached
 	dy                *Node            // its output's gradient, recorded by the reverse pass
 	dz, dGamma, dBeta *Node            // built once, from dy
+	g, sumG, sumGZ    *Node            // gate's results, made once for build and buildExpand
+	expand            *expandBackward  // the expansion that made z, when its backward pass is fused (expand_grad.go)
 }
 
 // bnReLU6Backward is bnReLU6 with the backward pass above: z, γ and β go through identities whose gradients are
 // the hand-written ones once a depthwise layer has attached, and autodiff's own (v) otherwise. The depthwise layer
 // must be the output's only consumer: the hand-written gradient knows no other path (a residual connection that
 // reads the activation too would be lost), so bnReLU6 uses it only where the caller says so.
-func (f *forward) bnReLU6Backward(z *Node, i int) *Node {
+func (f *forward) bnReLU6Backward(z *Node, i int) (*Node, *bnBackward) {
 	back := &bnBackward{z: z}
 	grad := func(which int) func(_, v *Node) *Node {
 		return func(_, v *Node) *Node {
@@ -58,7 +60,7 @@ func (f *forward) bnReLU6Backward(z *Node, i int) *Node {
 	back.gamma, back.mean, back.std, back.n = p[i], bn.mean, bn.std, bn.n
 	x := f.relu6(bn.y)
 	markBNReLU6(x, z, bn.scale, bn.shift, back)
-	return x
+	return x, back
 }
 
 // attach records the depthwise layer reading the batch norm's output and returns its output y through the
@@ -80,21 +82,38 @@ func (b *bnBackward) build() {
 	if b.dz != nil {
 		return
 	}
-	g, sumG, sumGZ := b.gate()
+	g, sumG, _ := b.gate()
+	sumGXhat := b.sumGXhat()
+	b.dBeta, b.dGamma = ConvertDType(sumG, b.gamma.DType()), ConvertDType(sumGXhat, b.gamma.DType())
+	if b.expand != nil { // the expansion's backward pass (expand_grad.go) makes its gradients from g, not from dz,
+		b.dz = ZerosLike(b.z) // and drops what autodiff makes of this one
+		return
+	}
 	view := channelView{x: b.z}
 	bc := func(p *Node) *Node { return view.broadcast(p) }
 	acc := b.mean.DType()
-	sumGXhat := Div(Sub(sumGZ, Mul(b.mean, sumG)), b.std)
-	b.dBeta, b.dGamma = ConvertDType(sumG, b.gamma.DType()), ConvertDType(sumGXhat, b.gamma.DType())
 	xhat := Div(Sub(ConvertDType(b.z, acc), bc(b.mean)), bc(b.std))
 	inner := Sub(Sub(ConvertDType(g, acc), bc(DivScalar(sumG, b.n))), Mul(xhat, bc(DivScalar(sumGXhat, b.n))))
 	b.dz = ConvertDType(Mul(bc(Div(ConvertDType(b.gamma, acc), b.std)), inner), b.z.DType())
 }
 
+// sumGXhat is Σ(g·x̂) = (Σ(g·z) − μ·Σg)/σ, dγ.
+func (b *bnBackward) sumGXhat() *Node {
+	_, sumG, sumGZ := b.gate()
+	return Div(Sub(sumGZ, Mul(b.mean, sumG)), b.std)
+}
+
 // gate returns g (dx gated by ReLU6's gradient, z's dtype) and its sums Σg, Σg·z ([C], accumulation dtype): from the
 // Triton dx kernel when the layer computes dx with it (which needs a CUDA GPU, as that dx kernel does), else from
-// graph operations.
+// graph operations. It makes them once.
 func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
+	if b.g == nil {
+		b.g, b.sumG, b.sumGZ = b.makeGate()
+	}
+	return b.g, b.sumG, b.sumGZ
+}
+
+func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
 	l, pro := b.layer, b.layer.pro
 	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)

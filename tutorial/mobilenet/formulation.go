@@ -61,6 +61,9 @@ var formulationKeys = []formulationKey{
 	{name: "stem", values: stemNames,
 		get: func(c Config) string { return c.Stem.String() },
 		set: func(c *Config, v string) error { c.Stem = StemForm(slices.Index(stemNames, v)); return nil }},
+	{name: "expand-grad", values: []string{"xla", "fused"},
+		get: func(c Config) string { return pick(c.FusedExpandGrad, "fused", "xla") },
+		set: func(c *Config, v string) error { c.FusedExpandGrad = v == "fused"; return nil }},
 	{name: "pointwise", values: []string{"conv", "dot"},
 		get: func(c Config) string { return pick(c.PointwiseDot, "dot", "conv") },
 		set: func(c *Config, v string) error { c.PointwiseDot = v == "dot"; return nil }},
@@ -185,6 +188,10 @@ func (c *Config) SetFormulation(text string) error {
 	if d.Prologue != PrologueNone && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s is done by the Triton kernels, so it needs "+
 			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Prologue)
+	}
+	if c.FusedExpandGrad && d.Prologue != PrologueBNReLU6Backward {
+		return fmt.Errorf("model formulation %q: expand-grad=fused starts from the gradient that "+
+			"dw-prologue=bn-relu6-backward makes, so it needs it", text)
 	}
 	if d.Prologue == PrologueBNReLU6Backward && d.Input != InputGradTriton {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s starts batch norm's backward pass in the Triton "+

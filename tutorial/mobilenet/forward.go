@@ -80,11 +80,13 @@ func convolve(x, kernel *Node, stride int) *Node {
 // convolution to cuDNN and a matrix product to cuBLAS (or its own GEMM kernels). cuDNN's calls cannot be captured
 // in XLA's command buffers (CUDA graphs) and build their plans in a program's first execution; with the
 // depthwise convolutions as Triton kernels and the stem as patches, this leaves no cuDNN call in a step.
-func (f *forward) pointwise(x *Node, i int) *Node {
+func (f *forward) pointwise(x *Node, i int) *Node { return f.pointwiseWith(x, f.kernel(i)) }
+
+func (f *forward) pointwiseWith(x, kernel *Node) *Node {
 	if !f.m.PointwiseDot {
-		return f.conv(x, i, 1)
+		return convolve(x, kernel, 1)
 	}
-	return pointwiseDot(x, f.kernel(i))
+	return pointwiseDot(x, kernel)
 }
 
 // excerpt: pointwise-dot
@@ -111,7 +113,8 @@ func (f *forward) convBNReLU(x *Node, i int) *Node {
 // dw-prologue=bn-relu6-backward needs (the stem's activation is also a residual input at some widths).
 func (f *forward) bnReLU6(z *Node, i int, onlyDepthwise bool) *Node {
 	if f.m.Depthwise.Prologue == PrologueBNReLU6Backward && f.pass.Train && onlyDepthwise {
-		return f.bnReLU6Backward(z, i)
+		x, _ := f.bnReLU6Backward(z, i)
+		return x
 	}
 	bn := f.batchNormParts(z, i)
 	x := f.relu6(bn.y)
@@ -132,7 +135,7 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 	i := b.first
 	y := x
 	if b.expand {
-		y = f.bnReLU6(f.pointwise(y, i), i+1, true)
+		y = f.expansion(y, i)
 		i += 5
 	}
 	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1))

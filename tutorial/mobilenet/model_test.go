@@ -28,6 +28,8 @@ func TestWholeModelGradient(t *testing.T) {
 		// batch norm's backward pass written by hand around the depthwise layers (depthwise_bn.go), here with its
 		// gate and sums from graph operations, as on any backend without Triton
 		{ReductionRow: 64, MaskedReLU6: true, Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward}},
+		// and the expansions' backward pass fused behind it (expand_grad.go)
+		{ReductionRow: 64, MaskedReLU6: true, Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward}, FusedExpandGrad: true},
 	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
 		t.Run("formulation="+cfg.Formulation(),

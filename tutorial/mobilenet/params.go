@@ -55,6 +55,11 @@ type Config struct {
 	// convolutions) as matrix products over the channel axis (forward.go) instead of convolutions: the same numbers
 	// up to summation order, GEMMs instead of cuDNN calls on a GPU.
 	PointwiseDot bool
+	// FusedExpandGrad computes each block's expansion backward pass — batch norm's dz and both products of the 1×1
+	// convolution — in one Triton kernel that never writes dz (expand_grad.go; -model expand-grad=fused). It needs
+	// Depthwise.Prologue = PrologueBNReLU6Backward, which makes the gradient the kernel starts from; without a
+	// CUDA GPU the same formulas run as graph operations.
+	FusedExpandGrad bool
 }
 
 // Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.

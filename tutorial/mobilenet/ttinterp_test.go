@@ -105,6 +105,7 @@ type ttOp struct {
 	lit           string         // cmpi/cmpf predicate, constant literal, program axis
 	attr          map[string]int // axis, start, end
 	from, typ     ttType         // the operands' type, and the result's (after "->" or "to", else the last type)
+	from2         ttType         // tt.dot: the second operand's type (from is the first's)
 	iv            string         // scf.for: induction variable, carried values and body (ending with scf.yield)
 	iters         []string
 	body          []*ttOp
@@ -112,7 +113,7 @@ type ttOp struct {
 
 const ttOps = " arith.constant tt.get_program_id tt.make_range tt.splat tt.expand_dims tt.broadcast tt.addptr tt.load " +
 	"tt.store arith.addi arith.subi arith.muli arith.divsi arith.remsi arith.andi arith.cmpi arith.addf arith.mulf " +
-	"arith.maxnumf arith.minnumf arith.cmpf arith.select arith.extf arith.truncf scf.yield tt.return "
+	"arith.maxnumf arith.minnumf arith.cmpf arith.select arith.extf arith.truncf tt.dot scf.yield tt.return "
 
 var (
 	ttTensorRE = regexp.MustCompile(`^tensor<((?:\d+x)+)(.+)>$`)
@@ -256,7 +257,12 @@ func (p *ttParser) parse() *ttOp {
 			from, to = a, b
 		}
 	}
-	op.from, op.typ = parseTTType(from), parseTTType(to)
+	if a, b, ok := strings.Cut(from, " * "); ok && op.op == "tt.dot" {
+		op.from, op.from2 = parseTTType(a), parseTTType(b)
+	} else {
+		op.from = parseTTType(from)
+	}
+	op.typ = parseTTType(to)
 	if (op.res == "") != strings.Contains(" tt.store scf.yield tt.return ", " "+op.op+" ") || op.nres > 1 {
 		p.fail(i, "%d results named %q for %s", op.nres, op.res, op.op)
 	}
@@ -488,6 +494,25 @@ func (r *ttRun) exec(ops []*ttOp) []*ttVal {
 			}
 			for i := range out.f {
 				out.f[i] = ttRound(t.elem, v.f[i])
+			}
+		case name == "tt.dot": // a [m, k] · b [k, n] + c [m, n], the products exact and the sum in f32 (Triton's
+			// accumulator), with inputPrecision = ieee for f32 operands: anything else would be tf32 on the GPU
+			a, b, c := r.arg(0, op.from.shape, op.from.elem), r.arg(1, op.from2.shape, op.from2.elem), r.arg(2, t.shape, "f32")
+			ieee := strings.Contains(op.text, "inputPrecision = ieee")
+			if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] || !slices.Equal(t.shape, []int{a.shape[0], b.shape[1]}) ||
+				a.elem != b.elem || !isFloat(a.elem) || (a.elem == "f32") != ieee || min(a.shape[0], a.shape[1], b.shape[1]) < 16 {
+				r.fail("dot of %v×%s and %v×%s into %v×%s", a.shape, a.elem, b.shape, b.elem, t.shape, t.elem)
+			}
+			m, k, n := a.shape[0], a.shape[1], b.shape[1]
+			out = newTTVal(t.shape, "f32")
+			for i := range m {
+				for j := range n {
+					sum := c.f[i*n+j]
+					for l := range k {
+						sum = ttRound("f32", sum+a.f[i*k+l]*b.f[l*n+j])
+					}
+					out.f[i*n+j] = sum
+				}
 			}
 		case name == "tt.reduce":
 			out = r.sum(r.arg(0, op.from.shape, "f32"), op.attr["axis"])

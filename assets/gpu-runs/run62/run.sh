@@ -12,6 +12,10 @@ RUN=62 LIMIT=${LIMIT:-560}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
 B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
+# Session 23: the fused expansion backward pass (expand-grad=fused, new: one Triton kernel with two tt.dot, never
+# run on a GPU) against autodiff in float32 first, so that its profile below is read knowing whether it is right.
+(cd tutorial/mobilenet && timeout 120 /tmp/mobilenet.test -test.run 'TestExpandGradMatchesAutodiff|TestBNBackwardMatchesAutodiff' -test.v > $W/test/expand.log 2>&1)
+log "expand-grad test rc=$? $(grep -c '^    --- PASS' $W/test/expand.log) passed, $(grep -c -- '--- FAIL' $W/test/expand.log) failed"
 # Session 23: the first profile compiles on an empty executable cache, so it also dumps the optimized HLO (the
 # names and shapes of the loop_convert_fusions: 1.35 ms of run61's 11.15 ms of kernels a step at 128, full passes
 # over the largest activations) at the cost of writing the files, not of another compile.
@@ -25,10 +29,12 @@ log "hlo: $(ls /tmp/dump 2>/dev/null | wc -l) files dumped, kept $(ls $W/hlo | t
 # add to them (u2p2, csp2).
 declare -A OPT=([u1]=",dw-row-unroll=1" [cs]=",dw-row-carry=sums" [u2]=",dw-row-unroll=2" [cs2]=",dw-row-carry=sums,dw-row-unroll=2"
   [u2p2]=",dw-row-unroll=2,dw-row-per-thread=2" [csp2]=",dw-row-carry=sums,dw-row-per-thread=2" [u4]=",dw-row-unroll=4"
-  [u3]=",dw-row-unroll=3" [pl]=",dw-row-tiles=per-layer")
+  [u3]=",dw-row-unroll=3" [pl]=",dw-row-tiles=per-layer" [eg]=",expand-grad=fused")
 # Session 23: each kernel on the tile run61's sweep found fastest for it (dw-row-tiles=per-layer), first: by run61's
 # per-kernel times it saves about 0.29 ms a step at 128. Then the loop changes, likeliest first.
-CANDS="pl u2 cs cs2 u2p2 csp2 u1 u4 u3"
+# And the expansions' backward pass fused (expand-grad=fused): dz never written, 1.35 ms of dz passes a step at 128 in
+# run61 (step-parts.txt), of which the kernel takes the 112×112, 56×56 and 28×28 expansions' 0.63 ms.
+CANDS="pl eg u2 cs cs2 u2p2 csp2 u1 u4 u3"
 for c in $CANDS; do profkeep $c "$B${OPT[$c]}"; done
 profkeep best2 "$B"
 # The fastest candidate by its profile's samples/s, kept if it beats the better of the two controls by more than 1%.

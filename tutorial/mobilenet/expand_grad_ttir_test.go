@@ -1,0 +1,94 @@
+package mobilenet
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestTTInterpExpandGrad: the fused kernel's dx = dz·Wᵀ and dW = Σ over programs of xᵀ·dz, with dz = A·g + B·z + C,
+// against float64 — in f32 and bf16, with pixel counts and channels that leave partial tiles (past the last pixel
+// dz is C, which must reach neither product), and with several tiles a program.
+func TestTTInterpExpandGrad(t *testing.T) {
+	for _, c := range []struct {
+		p, k, c, tiles int
+		elem           string
+	}{{200, 16, 96, 0, "f32"}, {200, 24, 40, 2, "f32"}, {130, 32, 144, 1, "bf16"}, {300, 16, 17, 3, "bf16"}} {
+		t.Run(fmt.Sprintf("p%d_k%d_c%d_tiles%d_%s", c.p, c.k, c.c, c.tiles, c.elem), func(t *testing.T) {
+			tl := newExpandGradTiling(c.p, c.k, c.c)
+			if c.tiles > 0 {
+				tl.tiles, tl.programs = c.tiles, cdiv(c.p, tl.bp*c.tiles)
+			}
+			rng := rand.New(rand.NewPCG(uint64(c.p), uint64(c.c)))
+			round := func(s []float64) []float64 {
+				for i := range s {
+					s[i] = ttRound(c.elem, s[i])
+				}
+				return s
+			}
+			g, z := round(randSlice(rng, c.p*c.c)), round(randSlice(rng, c.p*c.c))
+			x, w := round(randSlice(rng, c.p*c.k)), round(randSlice(rng, c.k*c.c))
+			coef := round(randSlice(rng, 3*c.c))
+			dx, part := make([]float64, c.p*c.k), make([]float64, tl.programs*c.k*c.c)
+			mustRunTT(t, expandGradKernel(tl, c.elem), g, z, x, w, coef, dx, part)
+			// The reference: dz rounded to the element type, as the kernel feeds it to both products.
+			dz := make([]float64, c.p*c.c)
+			for i := range dz {
+				ch := i % c.c
+				dz[i] = ttRound(c.elem, coef[ch]*g[i]+coef[c.c+ch]*z[i]+coef[2*c.c+ch])
+			}
+			tol := 1e-4
+			if c.elem == "bf16" {
+				tol = 2e-2 // dx is stored in bf16; dz's rounding is in the reference too
+			}
+			for p := range c.p {
+				for k := range c.k {
+					want := 0.0
+					for ch := range c.c {
+						want += dz[p*c.c+ch] * w[k*c.c+ch]
+					}
+					if got := dx[p*c.k+k]; math.Abs(got-want) > tol*(1+math.Abs(want)) {
+						t.Fatalf("dx[%d, %d] = %g, want %g", p, k, got, want)
+					}
+				}
+			}
+			for k := range c.k {
+				for ch := range c.c {
+					want, got := 0.0, 0.0
+					for p := range c.p {
+						want += x[p*c.k+k] * dz[p*c.c+ch]
+					}
+					for pr := range tl.programs {
+						got += part[(pr*c.k+k)*c.c+ch]
+					}
+					if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
+						t.Fatalf("dW[%d, %d] = %g, want %g", k, ch, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestExpandGradIR: the kernel's IR for MobileNetV2's expansions that it takes, at batch 128: tt.dot on the
+// element type into f32 (ieee precision only for f32), padded sizes of at least 16, one partial sum a program.
+func TestExpandGradIR(t *testing.T) {
+	for _, l := range []struct{ h, k, c int }{{112, 16, 96}, {56, 24, 144}, {28, 32, 192}} {
+		tl := newExpandGradTiling(128*l.h*l.h, l.k, l.c)
+		if !expandGradFits(l.k, l.c) || tl.programs*tl.tiles*tl.bp < tl.p || (tl.programs-1)*tl.tiles*tl.bp >= tl.p {
+			t.Errorf("%+v: tiling %+v does not cover the pixels exactly once", l, tl)
+		}
+		ir := expandGradKernel(tl, "bf16").IR
+		if n := strings.Count(ir, "tt.dot "); n != 2 || strings.Contains(ir, "ieee") {
+			t.Errorf("%+v: %d tt.dot, ieee %v", l, n, strings.Contains(ir, "ieee"))
+		}
+	}
+	if expandGradFits(64, 384) || expandGradFits(96, 256) {
+		t.Error("expandGradFits takes layers past its limits")
+	}
+	if !strings.Contains(expandGradKernel(newExpandGradTiling(100, 16, 16), "f32").IR, "inputPrecision = ieee") {
+		t.Error("f32 dots without inputPrecision = ieee would run in tf32")
+	}
+}
