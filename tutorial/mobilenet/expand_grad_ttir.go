@@ -23,10 +23,12 @@ type expandGradTiling struct{ p, k, c, kp, cp, bp, tiles, programs int }
 
 // Most channels the kernel takes: dz's tile [bp, cp] and the accumulator [kp, cp] live in registers.
 const (
-	expandGradMaxC      = 256
-	expandGradMaxK      = 64
-	expandGradPixels    = 64   // bp
-	expandGradPrograms  = 1024 // about; each writes a [K, C] partial sum of dW
+	expandGradMaxC   = 256
+	expandGradMaxK   = 64
+	expandGradPixels = 64 // bp
+	// About this many programs (a few an SM): each writes a [K, C] partial sum of dW, which on the 28×28 layers
+	// (32 → 192 channels) is 24 KB against the 196 KB of g and z a program reads at batch 128, 640 KB at 512.
+	expandGradPrograms  = 512
 	expandGradMinTiling = 16
 )
 
@@ -118,5 +120,6 @@ func expandGradKernel(t expandGradTiling, elem string) triton.Kernel {
 	mask := w.op("arith.andi %s, %s : %s", w.rows(km, kp, cp, "i1"), w.cols(cm, kp, cp, "i1"), mat(kp, cp, "i1"))
 	w.line("tt.store %s, %s, %s : %s", w.ptrs("%arg6", "f32", off, kc), acc[0], mask, mat(kp, cp, ptrOf("f32")))
 	args := []string{elem, elem, elem, elem, "f32", elem, "f32"}
-	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{t.programs, 1, 1}, Warps: 4}
+	// Four warps for a [64, 128] tile of dz, eight for [64, 256]: 64 f32 values of it a thread.
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{t.programs, 1, 1}, Warps: max(4, bp*cp/(32*64))}
 }
