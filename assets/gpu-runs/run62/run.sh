@@ -34,7 +34,7 @@ declare -A OPT=([u1]=",dw-row-unroll=1" [cs]=",dw-row-carry=sums" [u2]=",dw-row-
 # per-kernel times it saves about 0.29 ms a step at 128. Then the loop changes, likeliest first.
 # And the expansions' backward pass fused (expand-grad=fused): dz never written, 1.35 ms of dz passes a step at 128 in
 # run61 (step-parts.txt), of which the kernel takes the 112×112, 56×56 and 28×28 expansions' 0.63 ms.
-CANDS="pl eg u2 cs cs2 u2p2 csp2 u1 u4 u3"
+CANDS="eg pl u2 cs cs2 u2p2 csp2 u1 u4 u3"
 for c in $CANDS; do profkeep $c "$B${OPT[$c]}"; done
 profkeep best2 "$B"
 # The fastest candidate by its profile's samples/s, kept if it beats the better of the two controls by more than 1%.
