@@ -30,7 +30,7 @@ log "hlo: $(ls /tmp/dump 2>/dev/null | wc -l) files dumped, kept $(ls $W/hlo | t
 declare -A OPT=([u1]=",dw-row-unroll=1" [cs]=",dw-row-carry=sums" [u2]=",dw-row-unroll=2" [cs2]=",dw-row-carry=sums,dw-row-unroll=2"
   [u2p2]=",dw-row-unroll=2,dw-row-per-thread=2" [csp2]=",dw-row-carry=sums,dw-row-per-thread=2" [u4]=",dw-row-unroll=4"
   [u3]=",dw-row-unroll=3" [pl]=",dw-row-tiles=per-layer" [eg]=",expand-grad=fused")
-# Session 23: each kernel on the tile run61's sweep found fastest for it (dw-row-tiles=per-layer), first: by run61's
+# Session 23: each kernel on the tile run61's sweep found fastest for it (dw-row-tiles=per-layer): by run61's
 # per-kernel times it saves about 0.29 ms a step at 128. Then the loop changes, likeliest first.
 # And the expansions' backward pass fused (expand-grad=fused): dz never written, 1.35 ms of dz passes a step at 128 in
 # run61 (step-parts.txt), of which the kernel takes the 112×112, 56×56 and 28×28 expansions' 0.63 ms.
