@@ -4,18 +4,22 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
 // TestTTInterpExpandGrad: the fused kernel's dx = dz·Wᵀ and dW = Σ over programs of xᵀ·dz, with dz = A·g + B·z + C,
 // against float64 — in f32 and bf16, with pixel counts and channels that leave partial tiles (past the last pixel
-// dz is C, which must reach neither product), and with several tiles a program.
+// dz is C, which must reach neither product), several tiles a program, and several channel blocks with them.
 func TestTTInterpExpandGrad(t *testing.T) {
 	for _, c := range []struct {
 		p, k, c, tiles int
 		elem           string
-	}{{200, 16, 96, 0, "f32"}, {200, 24, 40, 2, "f32"}, {130, 32, 144, 1, "bf16"}, {300, 16, 17, 3, "bf16"}} {
+	}{{200, 16, 96, 0, "f32"}, {200, 24, 40, 2, "f32"}, {130, 32, 144, 1, "bf16"}, {300, 16, 17, 3, "bf16"}, {260, 16, 144, 2, "f32"}} {
 		t.Run(fmt.Sprintf("p%d_k%d_c%d_tiles%d_%s", c.p, c.k, c.c, c.tiles, c.elem), func(t *testing.T) {
 			tl := newExpandGradTiling(c.p, c.k, c.c)
 			if c.tiles > 0 {
@@ -72,8 +76,9 @@ func TestTTInterpExpandGrad(t *testing.T) {
 	}
 }
 
-// TestExpandGradIR: the kernel's IR for MobileNetV2's expansions that it takes, at batch 128: tt.dot on the
-// element type into f32 (ieee precision only for f32), padded sizes of at least 16, one partial sum a program.
+// TestExpandGradIR: the kernel's IR for MobileNetV2's expansions that it takes, at batch 128: two tt.dot a channel
+// block on the element type into f32 (ieee precision only for f32), and no tile larger than [64, 64] — run62's first
+// version, with [64, 256] tiles, ran at 255 registers a thread.
 func TestExpandGradIR(t *testing.T) {
 	for _, l := range []struct{ h, k, c int }{{112, 16, 96}, {56, 24, 144}, {28, 32, 192}} {
 		tl := newExpandGradTiling(128*l.h*l.h, l.k, l.c)
@@ -81,8 +86,14 @@ func TestExpandGradIR(t *testing.T) {
 			t.Errorf("%+v: tiling %+v does not cover the pixels exactly once", l, tl)
 		}
 		ir := expandGradKernel(tl, "bf16").IR
-		if n := strings.Count(ir, "tt.dot "); n != 2 || strings.Contains(ir, "ieee") {
+		if n := strings.Count(ir, "tt.dot "); n != 2*cdiv(l.c, 64) || strings.Contains(ir, "ieee") {
 			t.Errorf("%+v: %d tt.dot, ieee %v", l, n, strings.Contains(ir, "ieee"))
+		}
+		for _, m := range regexp.MustCompile(`tensor<(\d+)x(\d+)x`).FindAllStringSubmatch(ir, -1) {
+			if r, c := atoi(m[1]), atoi(m[2]); r*c > 64*64 {
+				t.Errorf("%+v: a [%d, %d] tile", l, r, c)
+				break
+			}
 		}
 	}
 	if expandGradFits(64, 384) || expandGradFits(96, 256) {
