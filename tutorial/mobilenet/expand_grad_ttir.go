@@ -45,7 +45,7 @@ func newExpandGradTiling(p, k, c int) expandGradTiling {
 	return t
 }
 
-// fits says whether the kernel takes a layer of K input and C output channels.
+// expandGradFits says whether the kernel takes a layer of K input and C output channels.
 func expandGradFits(k, c int) bool { return k <= expandGradMaxK && c <= expandGradMaxC }
 
 func pow2AtLeast(n, least int) int {
