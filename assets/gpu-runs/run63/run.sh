@@ -12,9 +12,10 @@ B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prolog
 (cd tutorial/mobilenet && timeout 120 /tmp/mobilenet.test -test.run 'TestExpandGradMatchesAutodiff' -test.v > $W/test/expand.log 2>&1)
 log "expand-grad test rc=$? $(grep -c '^    --- PASS' $W/test/expand.log) passed, $(grep -c -- '--- FAIL' $W/test/expand.log) failed"
 egok=$(grep -q '^--- PASS: TestExpandGradMatchesAutodiff' $W/test/expand.log 2>/dev/null && echo 1)
-declare -A OPT=([cs2]=",dw-row-carry=sums,dw-row-unroll=2" [eg]=",expand-grad=fused" [cs2eg]=",dw-row-carry=sums,dw-row-unroll=2,expand-grad=fused")
+declare -A OPT=([cs2]=",dw-row-carry=sums,dw-row-unroll=2" [eg]=",expand-grad=fused" [cs2eg]=",dw-row-carry=sums,dw-row-unroll=2,expand-grad=fused"
+  [cs2pl]=",dw-row-carry=sums,dw-row-unroll=2,dw-row-tiles=per-layer")
 profkeep best "$B"
-CANDS="cs2 eg cs2eg"
+CANDS="cs2 eg cs2eg cs2pl"
 for c in $CANDS; do profkeep $c "$B${OPT[$c]}"; done
 profkeep best2 "$B"
 rate() { sps $W/go/profile-$1.log 2>/dev/null | grep -o '[0-9]* samples' | grep -o '[0-9]*'; }
