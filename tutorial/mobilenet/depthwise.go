@@ -198,6 +198,11 @@ const (
 	// KernelGradTriton computes dK with a hand-written Triton kernel and one reduction (depthwise_triton.go); XLA
 	// on a CUDA GPU only.
 	KernelGradTriton
+	// KernelGradInDx computes dK in the layer's dx kernel, which holds both of what dK reads, where that kernel
+	// starts batch norm's backward pass (dwRowsInputKernelGrad; needs dw-prologue=bn-relu6-backward, dw-input-grad=
+	// triton, dw-tiling=rows). Layers without that prologue use KernelGradTriton's kernel; on the pure-Go backend
+	// (tests) the same plumbing takes dK from KernelGradShiftedProducts.
+	KernelGradInDx
 )
 
 type depthwiseParams struct {
@@ -436,6 +441,13 @@ func depthwiseKernelGradient(x, kernel, v *Node, stride int, form DepthwiseForm,
 		return depthwiseKernelGradBatchGroup(x, kernel, v, stride)
 	case KernelGradTriton:
 		return depthwiseKernelGradTriton(x, kernel, v, stride, form, pro)
+	case KernelGradInDx:
+		if dK := pro.kernelGradFromDx(v); dK != nil {
+			return dK
+		}
+		if form.Input == InputGradTriton {
+			return depthwiseKernelGradTriton(x, kernel, v, stride, form, pro)
+		}
 	}
 	return depthwiseKernelGradShifted(x, kernel, v, stride)
 }

@@ -1,6 +1,7 @@
 package mobilenet
 
 import (
+	"sync/atomic"
 	"weak"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
@@ -36,6 +37,7 @@ type bnBackward struct {
 	dy                *Node            // its output's gradient, recorded by the reverse pass
 	dz, dGamma, dBeta *Node            // built once, from dy
 	g, sumG, sumGZ    *Node            // gate's results, made once for build and buildExpand
+	dK                *Node            // the layer's kernel gradient, made with the gate (KernelGradInDx); else nil
 	expand            *expandBackward  // the expansion that made z, when its backward pass is fused (expand_grad.go)
 }
 
@@ -115,15 +117,26 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 
 func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
 	l, pro := b.layer, b.layer.pro
+	withDK := l.form.Kernel == KernelGradInDx
 	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
 		k := inputGradKernel(geo, true, l.form)
+		outShapes := []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)}
+		if withDK = withDK && l.form.Tiling == TilingRows; withDK {
+			k = dwRowsInputKernelGrad(geo, l.form.RowTile.forKernel(rowsInputGrad, geo))
+			outShapes = append(outShapes, shapes.Make(dtypes.Float32, k.Grid[0], 9, geo.C))
+		}
 		e := l.x.DType()
-		outs := triton.CallMulti(k, []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)},
-			ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
+		outs := triton.CallMulti(k, outShapes, ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
+		if withDK {
+			b.dK = ConvertDType(Reshape(ReduceSum(outs[2], 0), l.kernel.Shape().Dimensions...), l.kernel.DType())
+		}
 		sumG, sumGZ := partialSums(outs[1])
 		return outs[0], sumG, sumGZ
+	}
+	if withDK {
+		b.dK = depthwiseKernelGradShifted(l.x, l.kernel, b.dy, l.stride)
 	}
 	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form)
 	view, acc := channelView{x: b.z}, b.mean.DType()
@@ -134,3 +147,20 @@ func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
 	gf := ConvertDType(g, acc)
 	return g, ReduceSum(gf, 0, 1, 2), ReduceSum(Mul(gf, zf), 0, 1, 2)
 }
+
+// kernelGradFromDx is the depthwise layer's dK as its dx kernel made it (KernelGradInDx), or nil where no such
+// kernel runs for the output gradient v: no prologue, a backward pass not started in the layer, or v not the
+// gradient the layer's identity recorded.
+func (p *bnPrologue) kernelGradFromDx(v *Node) *Node {
+	if p == nil || p.back == nil || p.back.layer == nil || p.back.dy != v {
+		return nil
+	}
+	if p.back.gate(); p.back.dK != nil {
+		kernelGradsFromDx.Add(1)
+	}
+	return p.back.dK
+}
+
+// kernelGradsFromDx counts the dK gradients taken from a dx kernel's (or, off the GPU, its graph formula's) side
+// output: tests use it to prove that dw-kernel-grad=in-dx really takes that path.
+var kernelGradsFromDx atomic.Int64

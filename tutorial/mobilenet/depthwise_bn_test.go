@@ -13,8 +13,9 @@ import (
 
 // TestBNBackwardMatchesAutodiff: batch norm → ReLU6 → depthwise convolution, differentiated with the hand-written
 // batch-norm backward pass (dw-prologue=bn-relu6-backward) against GoMLX's own gradient of the same graph: dz, dγ,
-// dβ and dK, strides 1 and 2. On the pure-Go backend in float64 with the gate and sums from graph operations; with
-// a GPU (GOMLX_BACKEND at the CUDA plugin) in float32 with the Triton kernels.
+// dβ and dK, strides 1 and 2; also with dK taken from the dx kernel (dw-kernel-grad=in-dx, row tiles). On the
+// pure-Go backend in float64 with the gate and sums from graph operations (and dK from its graph formula, through
+// the same plumbing); with a GPU (GOMLX_BACKEND at the CUDA plugin) in float32 with the Triton kernels.
 func TestBNBackwardMatchesAutodiff(t *testing.T) {
 	backend := testBackend(t)
 	dtype, tol := dtypes.Float64, 1e-9
@@ -29,12 +30,26 @@ func TestBNBackwardMatchesAutodiff(t *testing.T) {
 	if plain.Forward == ForwardTriton {
 		tilings = append(tilings, TilingRows)
 	}
+	type variant struct {
+		tiling Tiling
+		inDx   bool
+	}
+	var variants []variant
+	for _, tiling := range tilings {
+		variants = append(variants, variant{tiling, false})
+	}
+	variants = append(variants, variant{tilings[len(tilings)-1], true})
 	for _, tc := range []struct{ stride, cc, rr int }{{1, 40, 0}, {2, 40, 0}, {1, 8, 64}, {2, 24, 64}} {
-		for _, tiling := range tilings {
+		for _, vr := range variants {
 			stride, cc, rr := tc.stride, tc.cc, tc.rr
 			fused := fused
-			fused.Tiling = tiling
-			t.Run(fmt.Sprintf("stride%d-c%d-row%d-%s", stride, cc, rr, tiling), func(t *testing.T) {
+			fused.Tiling = vr.tiling
+			name := fmt.Sprintf("stride%d-c%d-row%d-%s", stride, cc, rr, vr.tiling)
+			if vr.inDx {
+				fused.Kernel, fused.RowTile.Unroll = KernelGradInDx, 2
+				name += "-dK-in-dx"
+			}
+			t.Run(name, func(t *testing.T) {
 				const b, h, w = 3, 10, 10
 				c := cc
 				rng := rand.New(rand.NewPCG(21, uint64(stride)))
@@ -68,7 +83,12 @@ func TestBNBackwardMatchesAutodiff(t *testing.T) {
 					}
 					return res
 				}
-				want, got := run(plain), run(fused)
+				want := run(plain)
+				before := kernelGradsFromDx.Load()
+				got := run(fused)
+				if took := kernelGradsFromDx.Load() - before; vr.inDx != (took > 0) {
+					t.Errorf("dK taken from the dx kernel %d times", took)
+				}
 				for i, name := range []string{"y", "dz", "dK", "dγ", "dβ"} {
 					if err := maxRelErr(got[i], want[i]); !(err < tol) {
 						t.Errorf("%s: max relative error %.3g against autodiff", name, err)

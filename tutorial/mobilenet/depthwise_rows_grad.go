@@ -120,6 +120,29 @@ func (k *rowKernel) kernelGradSums(n, valid string, acc []string, dyRow func(hd 
 // (with CarrySums: the partial sums of the next two dx rows instead). Against the gather it is faster on the two
 // largest layers and slower on the narrow ones, the same in sum.
 func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
+	return buildRowsInputGrad(g, stats, false, tile)
+}
+
+// dwRowsInputKernelGrad is dwRowsInputGrad with batch norm's backward prologue (g.BN) that also makes dK
+// (-model dw-kernel-grad=in-dx): one more output, dK's per-program partial sums [programs, 9, C] float32, after Σg
+// and Σg·z. The dK kernel reads dy and z again — one pass over each of the layer's two activations, with its own
+// three column-shifted loads of z a row and the prologue applied to each — to pair every input value x =
+// ReLU6(z·scale + shift) with the dy values its taps reach. The dx kernel already holds both: z for the gate,
+// and the window of dy rows that dx row r reads, as the tiles of tap columns kw (dy column (q + 1 − kw)/S). The
+// same tile that dx multiplies by K[kh, kw] is the one dK[kh, kw] multiplies by x at row r:
+//
+//	dx[r, q] = Σ dy[(r + 1 − kh)/S, (q + 1 − kw)/S]·K[kh, kw],   dK[kh, kw] = Σ over r, q of the same dy · x[r, q],
+//
+// the sum taken where the divisions are exact. So each dx row adds nine products into nine [tw, bc] sums that the
+// loop carries. It walks with dy rows' tiles (the window), not carried sums (CarrySums is ignored): dK needs the
+// dy rows that each dx row pairs with while that row's x is in registers. Arguments: dy, K, z, scale, shift, then
+// g, the sums and dK's sums.
+func dwRowsInputKernelGrad(g dwGeometry, tile RowTile) triton.Kernel {
+	tile.CarrySums = false
+	return buildRowsInputGrad(g, true, true, tile)
+}
+
+func buildRowsInputGrad(g dwGeometry, stats, kernelGrad bool, tile RowTile) triton.Kernel {
 	t := newRowTiling(g.H, g.W, tile)
 	bc := t.bc
 	t.wholeIterations(g.H, g.S) // an iteration loads t.unroll dy rows and writes S dx rows for each
@@ -127,6 +150,9 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	name := "dw_input_grad_rows_" + g.String()
 	if bnGrad {
 		name = "dw_input_grad_rows_bn_" + g.String()
+	}
+	if kernelGrad = kernelGrad && bnGrad; kernelGrad {
+		name = "dw_input_kernel_grad_rows_" + g.String()
 	}
 	w := &ttWriter{}
 	e, tw := g.Elem, t.tw
@@ -180,6 +206,9 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 	if bnGrad {
 		init = append(init, zero, zero)
 	}
+	if kernelGrad {
+		init = append(init, repeat(zero, 9)...)
+	}
 	res := w.loop(t.rows/(g.S*u), init, repeat(fT, len(init)), func(iv string, carried []string) []string {
 		i := w.op("arith.addi %s, %s : i32", i0, w.bin("muli", iv, u, "i32"))
 		var window, dxSums, next []string
@@ -201,9 +230,12 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			}
 			next = window[3*u:]
 		}
-		var sums []string
+		var sums, dK []string
 		if bnGrad {
-			sums = carried[kept:]
+			sums = carried[kept : kept+2]
+		}
+		if kernelGrad {
+			dK = slices.Clone(carried[kept+2:])
 		}
 		// dx rows r = S·i + p: their offsets, and z where the gate needs it. With an unroll set, z's loads come before
 		// the first product or store: a load written after a store to another argument may have to stay after it
@@ -222,7 +254,14 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			}
 		}
 		for p, o := range out {
-			acc := ""
+			acc, x := "", ""
+			if kernelGrad { // x = ReLU6(z·scale + shift), 0 outside the layer, for dK's products
+				if o.z == "" {
+					loadZ(&o)
+				}
+				x = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", o.mask, w.bnReLU6(o.z, scale, shift, shape), zero,
+					shape, fT)
+			}
 			if dxSums != nil {
 				acc = dxSums[p]
 			} else {
@@ -233,6 +272,9 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 					row := p/g.S + (p%g.S+1-kh)/g.S - lo // the window row: dy row i + ⌊p/S⌋ + (p mod S + 1 − kh)/S
 					for kw := range 3 {
 						acc = w.mulAdd(acc, window[3*row+kw], taps[kh*3+kw], fT)
+						if kernelGrad {
+							dK[kh*3+kw] = w.mulAdd(dK[kh*3+kw], window[3*row+kw], x, fT)
+						}
 					}
 				}
 			}
@@ -248,10 +290,14 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 			}
 			w.line("tt.store %s, %s, %s : tensor<%sx%s>", w.ptrs(dst, e, o.off, shape), dx, o.mask, shape, ptrOf(e))
 		}
-		return append(next, sums...)
+		return append(append(next, sums...), dK...)
 	})
 	if bnGrad {
-		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept:], tw, bc))
+		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept:kept+2], tw, bc))
+		args = append(args, "f32")
+	}
+	if kernelGrad {
+		w.storeProgramRows(fmt.Sprintf("%%arg%d", len(args)), pid, k.c, k.cm, g.C, bc, w.sumTiles(res[kept+2:], tw, bc))
 		args = append(args, "f32")
 	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{g.N * perImage, cdiv(g.C, bc)}, Warps: t.warps()}

@@ -72,7 +72,7 @@ var formulationKeys = []formulationKey{
 var (
 	forwardNames    = []string{"conv", "shifted", "triton", "triton-stats"}
 	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products", "triton", "triton-strided"}
-	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton"}
+	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton", "in-dx"}
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
 	tilingNames     = []string{"gather", "rows"}
 	stemNames       = []string{"conv", "patches", "space-to-depth"} // StemForm's values in order
@@ -172,7 +172,8 @@ func (c *Config) SetFormulation(text string) error {
 		}
 	}
 	d := c.Depthwise
-	tritonReads := d.Forward == ForwardTriton || d.Forward == ForwardTritonStats || d.Kernel == KernelGradTriton
+	tritonReads := d.Forward == ForwardTriton || d.Forward == ForwardTritonStats || d.Kernel == KernelGradTriton ||
+		d.Kernel == KernelGradInDx
 	if d.Tiling != TilingGather && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-tiling=%s is how the Triton kernels walk the image, so it needs "+
 			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Tiling)
@@ -188,6 +189,10 @@ func (c *Config) SetFormulation(text string) error {
 	if d.Prologue != PrologueNone && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s is done by the Triton kernels, so it needs "+
 			"dw-forward=triton (or triton-stats) or dw-kernel-grad=triton", text, d.Prologue)
+	}
+	if d.Kernel == KernelGradInDx && (d.Prologue != PrologueBNReLU6Backward || d.Input != InputGradTriton || d.Tiling != TilingRows) {
+		return fmt.Errorf("model formulation %q: dw-kernel-grad=in-dx makes dK in the dx row kernel that starts batch "+
+			"norm's backward pass, so it needs dw-prologue=bn-relu6-backward, dw-input-grad=triton and dw-tiling=rows", text)
 	}
 	if c.FusedExpandGrad && d.Prologue != PrologueBNReLU6Backward {
 		return fmt.Errorf("model formulation %q: expand-grad=fused starts from the gradient that "+

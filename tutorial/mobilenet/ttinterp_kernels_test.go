@@ -243,6 +243,43 @@ func ttInputGradBN(t *testing.T, g dwGeometry, k triton.Kernel) {
 	ttCheck(t, "Σg, Σg·z", ttSumPrograms(part, 2*g.C), sums, ttTol[g.Elem], 2, g.C)
 }
 
+// ttInputKernelGrad runs dx with batch norm's backward prologue and dK in one kernel (dwRowsInputKernelGrad:
+// arguments dy, K, z, scale, shift, then g, the sums and dK's partial sums): g and the sums as ttInputGradBN
+// checks them, and dK as ttKernelGrad does.
+func ttInputKernelGrad(t *testing.T, g dwGeometry, k triton.Kernel) {
+	d := newTTData(g)
+	want, sums := make([]float64, len(d.dx)), make([]float64, 2*g.C)
+	for i, v := range d.dx {
+		if d.pass[i] {
+			want[i] = v
+			sums[i%g.C] += v
+			sums[g.C+i%g.C] += v * d.x[i]
+		}
+	}
+	gate, part, dk := ttOutput(len(d.dx)), ttOutput(k.Grid[0]*2*g.C), ttOutput(k.Grid[0]*9*g.C)
+	mustRunTT(t, k, d.v, d.k, d.x, d.scale, d.shift, gate, part, dk)
+	ttCheck(t, "g", gate, want, ttTol[g.Elem], g.N, g.H, g.W, g.C)
+	ttCheck(t, "Σg, Σg·z", ttSumPrograms(part, 2*g.C), sums, ttTol[g.Elem], 2, g.C)
+	ttCheck(t, "dK", ttSumPrograms(dk, 9*g.C), d.dk, ttTol[g.Elem], 9, g.C)
+}
+
+// TestTTInterpInputKernelGrad: dx, its gate and sums, and dK from one row kernel (dw-kernel-grad=in-dx), with the
+// default tile and with tiles that unroll, take one or three rows a program, narrow and wide strips, and ask for
+// carried sums (which this kernel ignores); in bfloat16 too.
+func TestTTInterpInputKernelGrad(t *testing.T) {
+	tiles := []RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2},
+		{Channels: 8, Width: 32, Rows: 1, PerThread: 1}, {CarrySums: true, Unroll: 2}}
+	for _, g := range ttGeometries("f32", true) {
+		for _, tile := range tiles {
+			name := fmt.Sprintf("%s/%dx%dr%dp%du%dc%t", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll, tile.CarrySums)
+			t.Run(name, func(t *testing.T) { ttInputKernelGrad(t, g, dwRowsInputKernelGrad(g, tile)) })
+		}
+	}
+	for _, g := range ttGeometries("bf16", true)[:2] {
+		t.Run(g.String(), func(t *testing.T) { ttInputKernelGrad(t, g, dwRowsInputKernelGrad(g, RowTile{Unroll: 2})) })
+	}
+}
+
 // TestTTInterpInputGradBN: dx gated by ReLU6's gradient, and batch norm's backward sums, by both kernels.
 func TestTTInterpInputGradBN(t *testing.T) {
 	for _, g := range ttGeometries("f32", true) {
