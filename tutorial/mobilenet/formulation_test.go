@@ -20,6 +20,8 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{CarrySums: true}}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{PerLayer: true, Unroll: 2}}},
 		{FusedExpandGrad: true, Depthwise: DepthwiseForm{Input: InputGradTriton, Forward: ForwardTriton, Prologue: PrologueBNReLU6Backward}},
+		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Input: InputGradTriton, Kernel: KernelGradInDx,
+			Prologue: PrologueBNReLU6Backward, Tiling: TilingRows, RowTile: RowTile{Unroll: 2}}},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -75,7 +77,10 @@ func TestFormulationErrors(t *testing.T) {
 		"expand-grad=fused,dw-forward=triton,dw-input-grad=triton": "needs it",
 		"expand-grad=fused,dw-forward=triton,dw-prologue=bn-relu6": "needs it",
 		"expand-grad=cudnn":                                        "expand-grad is one of xla, fused",
-		"dw-tiling=rows,dw-forward=triton,dw-row-tiles=per-layer,dw-row-per-thread=2": "cannot go with dw-row-channels",
+		"dw-kernel-grad=in-dx":                                     "needs dw-prologue=bn-relu6-backward, dw-input-grad=triton and dw-tiling=rows",
+		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6-backward":       "and dw-tiling=rows",
+		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6,dw-tiling=rows": "needs dw-prologue",
+		"dw-tiling=rows,dw-forward=triton,dw-row-tiles=per-layer,dw-row-per-thread=2":                     "cannot go with dw-row-channels",
 	} {
 		var c Config
 		err := c.SetFormulation(text)
