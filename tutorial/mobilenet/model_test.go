@@ -28,8 +28,10 @@ func TestWholeModelGradient(t *testing.T) {
 		// batch norm's backward pass written by hand around the depthwise layers (depthwise_bn.go), here with its
 		// gate and sums from graph operations, as on any backend without Triton
 		{ReductionRow: 64, MaskedReLU6: true, Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward}},
-		// and the expansions' backward pass fused behind it (expand_grad.go)
-		{ReductionRow: 64, MaskedReLU6: true, Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward}, FusedExpandGrad: true},
+		// and the expansions' backward pass fused behind it (expand_grad.go), with dK taken where the dx kernel
+		// would make it (dw-kernel-grad=in-dx; here its graph formula)
+		{ReductionRow: 64, MaskedReLU6: true, FusedExpandGrad: true,
+			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx}},
 	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
 		t.Run("formulation="+cfg.Formulation(),
