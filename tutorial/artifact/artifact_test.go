@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 func TestSafeName(t *testing.T) {
@@ -116,5 +118,33 @@ func TestCreateRunDir(t *testing.T) {
 	}
 	if _, err := CreateRun(parent, "x", "", func(string) error { return fs.ErrExist }); err == nil {
 		t.Error("CreateRun with every name taken: no error")
+	}
+}
+
+// TestCreateRunDirLongFormulation: run63's profile of a formulation with eleven options failed with "file name too
+// long" (its folder name was 262 bytes). The same suffix now makes a folder, and two long suffixes that differ only
+// past the cut still name two different runs.
+func TestCreateRunDirLongFormulation(t *testing.T) {
+	parent := t.TempDir()
+	long := "-step12-128-reduction-row-256-stem-space-to-depth-dw-forward-triton-stats-dw-input-grad-triton-" +
+		"dw-kernel-grad-triton-dw-prologue-bn-relu6-backward-dw-tiling-rows-dw-row-carry-sums-dw-row-unroll-2-"
+	a, err := CreateRunDir(parent, "h100-80gb-hbm3", long+"dw-kernel-grad-in-dx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 7, 12, 40, 42, 0, time.UTC)
+	x := RunName("h100-80gb-hbm3", at, "5f04d8", long+"dw-kernel-grad-in-dx")
+	y := RunName("h100-80gb-hbm3", at, "5f04d8", long+"dw-row-tiles-per-layer")
+	if len(filepath.Base(a)) > MaxRunName || len(x) > MaxRunName || x == y {
+		t.Errorf("long names: %d bytes (%s), %q vs %q", len(filepath.Base(a)), a, x, y)
+	}
+	if !strings.HasPrefix(x, "h100-80gb-hbm3-2026-12-07T124042Z-5f04d8-step12-128-reduction-row-256") {
+		t.Errorf("a cut name keeps the rule's head and the suffix's start: %q", x)
+	}
+	if short := RunName("h200", at, "3fa9c1", "-step12"); short != "h200-2026-12-07T124042Z-3fa9c1-step12" {
+		t.Errorf("a short name changed: %q", short)
+	}
+	if cut := RunName("p", at, "id", strings.Repeat("é", 100)); !utf8.ValidString(cut) {
+		t.Errorf("cut inside a character: %q", cut)
 	}
 }

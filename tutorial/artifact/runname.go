@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 )
 
 // RunTimeLayout is the time in a run's file or folder name: UTC, to the second, sortable as text.
@@ -17,9 +19,27 @@ const RunTimeLayout = "2006-01-02T150405Z"
 // RunName is the one naming rule of what a run writes: "<prefix>-<UTC date and time>-<id><suffix>", e.g.
 // "h200-2026-12-03T101502Z-3fa9c1" for a results file or "h200-2026-12-03T101502Z-3fa9c1-step12" for a profile.
 // The time orders a folder's runs; the random id keeps two runs started in the same second apart.
+//
+// A suffix that would make the name longer than [MaxRunName] (a profile's suffix spells its whole formulation, and
+// filesystems refuse names over 255 bytes) is cut and ends in 8 hex digits of its SHA-256 instead, so two long
+// formulations still name two different runs; the full formulation is in the run's own files.
 func RunName(prefix string, at time.Time, id, suffix string) string {
-	return prefix + "-" + at.UTC().Format(RunTimeLayout) + "-" + id + suffix
+	head := prefix + "-" + at.UTC().Format(RunTimeLayout) + "-" + id
+	if len(head)+len(suffix) > MaxRunName {
+		sum := sha256.Sum256([]byte(suffix))
+		tail := "~" + hex.EncodeToString(sum[:4])
+		keep := max(0, MaxRunName-len(head)-len(tail))
+		for keep > 0 && !utf8.RuneStart(suffix[keep]) { // never cut a character in two
+			keep--
+		}
+		suffix = suffix[:keep] + tail
+	}
+	return head + suffix
 }
+
+// MaxRunName is the longest name [RunName] returns, in bytes: well under the 255 most filesystems allow, so the
+// name also fits beside a ".tmp" or ".json.gz".
+const MaxRunName = 160
 
 // NewRunID is a short random id for [RunName].
 func NewRunID() (string, error) {
