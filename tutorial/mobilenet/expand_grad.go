@@ -25,6 +25,7 @@ import (
 // expandBackward is what the fused backward pass needs of the expansion: its input and its kernel parameter.
 type expandBackward struct {
 	x, kernel *Node // [N, H, W, K] in the compute dtype; the parameter [1, 1, K, C] (float32 master)
+	tile      ExpandGradTile
 	dx, dW    *Node // built once
 }
 
@@ -33,7 +34,7 @@ func (f *forward) expansion(x *Node, i int) *Node {
 	if !f.fusesExpansion(x.Shape().Dim(3), f.m.Params[i].Shape[3]) {
 		return f.bnReLU6(f.pointwise(x, i), i+1, true)
 	}
-	e := &expandBackward{x: x, kernel: f.pass.Params[i]}
+	e := &expandBackward{x: x, kernel: f.pass.Params[i], tile: f.m.ExpandGradTile}
 	var back *bnBackward
 	grad := func(which int) func(_, v *Node) *Node {
 		return func(_, v *Node) *Node {
@@ -75,7 +76,7 @@ func (b *bnBackward) buildExpand() {
 	p := e.x.Shape().Size() / k
 	w := ConvertDType(Reshape(e.kernel, k, ch), e.x.DType())
 	if b.layer.form.Input == InputGradTriton {
-		tl := newExpandGradTiling(p, k, ch)
+		tl := newExpandGradTiling(p, k, ch, e.tile)
 		kern := expandGradKernel(tl, ttElem(e.x.DType()))
 		coef := Stack([]*Node{a, bz, c}, 0) // [3, C]
 		outs := triton.CallMulti(kern, []shapes.Shape{e.x.Shape(), shapes.Make(dtypes.Float32, tl.programs, k, ch)},

@@ -1,6 +1,7 @@
 package mobilenet
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
@@ -22,23 +23,25 @@ import (
 // expandGradTiling is how the kernel covers P pixels of K input and C output channels: kp is K rounded up to a
 // power of two (at least 16, tt.dot's smallest), bc the channels of a block (at most 64) and blocks their count, bp
 // pixels a tile, tiles tiles a program.
-type expandGradTiling struct{ p, k, c, kp, bc, blocks, bp, tiles, programs int }
+type expandGradTiling struct{ p, k, c, kp, bc, blocks, bp, tiles, programs, warps int }
 
 // The kernel's limits and tile: the blocks' accumulators [kp, bc] stay in registers for the whole program.
 const (
 	expandGradMaxC   = 256
 	expandGradMaxK   = 64
-	expandGradPixels = 64 // bp
+	expandGradPixels = 64 // bp, unless ExpandGradTile says
 	expandGradBlock  = 64 // bc, at most
+	expandGradWarps  = 4  // unless ExpandGradTile says
 	// About this many programs (a few an SM): each writes a [K, C] partial sum of dW, which on the 28×28 layers
 	// (32 → 192 channels) is 24 KB against the 196 KB of g and z a program reads at batch 128, 640 KB at 512.
 	expandGradPrograms  = 512
 	expandGradMinTiling = 16
 )
 
-func newExpandGradTiling(p, k, c int) expandGradTiling {
+func newExpandGradTiling(p, k, c int, tile ExpandGradTile) expandGradTiling {
 	t := expandGradTiling{p: p, k: k, c: c, kp: pow2AtLeast(k, expandGradMinTiling),
-		bc: min(expandGradBlock, pow2AtLeast(c, expandGradMinTiling)), bp: expandGradPixels}
+		bc: min(expandGradBlock, pow2AtLeast(c, expandGradMinTiling)), bp: cmp.Or(tile.Pixels, expandGradPixels),
+		warps: cmp.Or(tile.Warps, expandGradWarps)}
 	t.blocks = cdiv(c, t.bc)
 	t.tiles = cdiv(cdiv(p, t.bp), expandGradPrograms)
 	t.programs = cdiv(p, t.bp*t.tiles)
@@ -143,5 +146,5 @@ func expandGradKernel(t expandGradTiling, elem string) triton.Kernel {
 		w.line("tt.store %s, %s, %s : %s", w.ptrs("%arg6", "f32", off, kc), acc[b], mask, mat(kp, bc, ptrOf("f32")))
 	}
 	args := []string{elem, elem, elem, elem, "f32", elem, "f32"}
-	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{t.programs, 1, 1}, Warps: 4}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{t.programs, 1, 1}, Warps: t.warps}
 }

@@ -13,11 +13,15 @@ import (
 // dz is C, which must reach neither product), several tiles a program, and several channel blocks with them.
 func TestTTInterpExpandGrad(t *testing.T) {
 	for _, c := range []struct {
-		p, k, c, tiles int
-		elem           string
-	}{{200, 16, 96, 0, "f32"}, {200, 24, 40, 2, "f32"}, {130, 32, 144, 1, "bf16"}, {300, 16, 17, 3, "bf16"}, {260, 16, 144, 2, "f32"}} {
-		t.Run(fmt.Sprintf("p%d_k%d_c%d_tiles%d_%s", c.p, c.k, c.c, c.tiles, c.elem), func(t *testing.T) {
-			tl := newExpandGradTiling(c.p, c.k, c.c)
+		p, k, c, tiles, pixels int
+		elem                   string
+	}{{200, 16, 96, 0, 0, "f32"}, {200, 24, 40, 2, 0, "f32"}, {130, 32, 144, 1, 0, "bf16"}, {300, 16, 17, 3, 0, "bf16"},
+		{260, 16, 144, 2, 0, "f32"}, {130, 32, 144, 2, 32, "bf16"}, {100, 16, 96, 3, 16, "f32"}} {
+		t.Run(fmt.Sprintf("p%d_k%d_c%d_tiles%d_px%d_%s", c.p, c.k, c.c, c.tiles, c.pixels, c.elem), func(t *testing.T) {
+			tl := newExpandGradTiling(c.p, c.k, c.c, ExpandGradTile{Pixels: c.pixels})
+			if c.pixels > 0 && tl.bp != c.pixels {
+				t.Fatalf("tile of %d pixels asked, %d made", c.pixels, tl.bp)
+			}
 			if c.tiles > 0 {
 				tl.tiles, tl.programs = c.tiles, cdiv(c.p, tl.bp*c.tiles)
 			}
@@ -77,7 +81,7 @@ func TestTTInterpExpandGrad(t *testing.T) {
 // version, with [64, 256] tiles, ran at 255 registers a thread.
 func TestExpandGradIR(t *testing.T) {
 	for _, l := range []struct{ h, k, c int }{{112, 16, 96}, {56, 24, 144}, {28, 32, 192}} {
-		tl := newExpandGradTiling(128*l.h*l.h, l.k, l.c)
+		tl := newExpandGradTiling(128*l.h*l.h, l.k, l.c, ExpandGradTile{})
 		if !expandGradFits(l.k, l.c) || tl.programs*tl.tiles*tl.bp < tl.p || (tl.programs-1)*tl.tiles*tl.bp >= tl.p {
 			t.Errorf("%+v: tiling %+v does not cover the pixels exactly once", l, tl)
 		}
@@ -98,7 +102,10 @@ func TestExpandGradIR(t *testing.T) {
 	if expandGradFits(64, 384) || expandGradFits(96, 256) {
 		t.Error("expandGradFits takes layers past its limits")
 	}
-	if !strings.Contains(expandGradKernel(newExpandGradTiling(100, 16, 16), "f32").IR, "inputPrecision = ieee") {
+	if k := expandGradKernel(newExpandGradTiling(100, 16, 16, ExpandGradTile{Warps: 8}), "f32"); k.Warps != 8 {
+		t.Errorf("expand-grad-warps=8 made a kernel of %d warps", k.Warps)
+	}
+	if !strings.Contains(expandGradKernel(newExpandGradTiling(100, 16, 16, ExpandGradTile{}), "f32").IR, "inputPrecision = ieee") {
 		t.Error("f32 dots without inputPrecision = ieee would run in tf32")
 	}
 }

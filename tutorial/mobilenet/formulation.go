@@ -64,6 +64,8 @@ var formulationKeys = []formulationKey{
 	{name: "expand-grad", values: []string{"xla", "fused"},
 		get: func(c Config) string { return pick(c.FusedExpandGrad, "fused", "xla") },
 		set: func(c *Config, v string) error { c.FusedExpandGrad = v == "fused"; return nil }},
+	expandTileKey("expand-grad-pixels", 16, 128, func(t *ExpandGradTile) *int { return &t.Pixels }),
+	expandTileKey("expand-grad-warps", 1, 8, func(t *ExpandGradTile) *int { return &t.Warps }),
 	{name: "pointwise", values: []string{"conv", "dot"},
 		get: func(c Config) string { return pick(c.PointwiseDot, "dot", "conv") },
 		set: func(c *Config, v string) error { c.PointwiseDot = v == "dot"; return nil }},
@@ -94,18 +96,28 @@ func depthwiseKey[E ~int](name string, names []string, field func(*DepthwiseForm
 func rowTileKey(name string, lo, hi int, pow2 bool, field func(*RowTile) *int) formulationKey {
 	return formulationKey{name: name,
 		get: func(c Config) string { return strconv.Itoa(*field(&c.Depthwise.RowTile)) },
-		set: func(c *Config, v string) error {
-			n, err := nonNegative(v)
-			if err == nil && n != 0 && (n < lo || n > hi || pow2 && n&(n-1) != 0) {
-				kind := "a number"
-				if pow2 {
-					kind = "a power of two"
-				}
-				err = fmt.Errorf("want 0 (the default) or %s from %d to %d, got %d", kind, lo, hi, n)
-			}
-			*field(&c.Depthwise.RowTile) = n
-			return err
-		}}
+		set: func(c *Config, v string) error { return setTileInt(field(&c.Depthwise.RowTile), v, lo, hi, pow2) }}
+}
+
+// expandTileKey is a numeric setting of Config.ExpandGradTile: 0 (the default) or a power of two in [lo, hi].
+func expandTileKey(name string, lo, hi int, field func(*ExpandGradTile) *int) formulationKey {
+	return formulationKey{name: name,
+		get: func(c Config) string { return strconv.Itoa(*field(&c.ExpandGradTile)) },
+		set: func(c *Config, v string) error { return setTileInt(field(&c.ExpandGradTile), v, lo, hi, true) }}
+}
+
+// setTileInt sets *dst to v, which must be 0 (the default) or a number in [lo, hi], a power of two if pow2.
+func setTileInt(dst *int, v string, lo, hi int, pow2 bool) error {
+	n, err := nonNegative(v)
+	if err == nil && n != 0 && (n < lo || n > hi || pow2 && n&(n-1) != 0) {
+		kind := "a number"
+		if pow2 {
+			kind = "a power of two"
+		}
+		err = fmt.Errorf("want 0 (the default) or %s from %d to %d, got %d", kind, lo, hi, n)
+	}
+	*dst = n
+	return err
 }
 
 func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) }
@@ -193,6 +205,10 @@ func (c *Config) SetFormulation(text string) error {
 	if d.Kernel == KernelGradInDx && (d.Prologue != PrologueBNReLU6Backward || d.Input != InputGradTriton || d.Tiling != TilingRows) {
 		return fmt.Errorf("model formulation %q: dw-kernel-grad=in-dx makes dK in the dx row kernel that starts batch "+
 			"norm's backward pass, so it needs dw-prologue=bn-relu6-backward, dw-input-grad=triton and dw-tiling=rows", text)
+	}
+	if c.ExpandGradTile != (ExpandGradTile{}) && !c.FusedExpandGrad {
+		return fmt.Errorf("model formulation %q: expand-grad-pixels and expand-grad-warps are the tile of "+
+			"expand-grad=fused, so they need it", text)
 	}
 	if c.FusedExpandGrad && d.Prologue != PrologueBNReLU6Backward {
 		return fmt.Errorf("model formulation %q: expand-grad=fused starts from the gradient that "+

@@ -20,6 +20,8 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{CarrySums: true}}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{PerLayer: true, Unroll: 2}}},
 		{FusedExpandGrad: true, Depthwise: DepthwiseForm{Input: InputGradTriton, Forward: ForwardTriton, Prologue: PrologueBNReLU6Backward}},
+		{FusedExpandGrad: true, ExpandGradTile: ExpandGradTile{Pixels: 32, Warps: 8},
+			Depthwise: DepthwiseForm{Input: InputGradTriton, Forward: ForwardTriton, Prologue: PrologueBNReLU6Backward}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Input: InputGradTriton, Kernel: KernelGradInDx,
 			Prologue: PrologueBNReLU6Backward, Tiling: TilingRows, RowTile: RowTile{Unroll: 2}}},
 	} {
@@ -77,6 +79,9 @@ func TestFormulationErrors(t *testing.T) {
 		"expand-grad=fused,dw-forward=triton,dw-input-grad=triton": "needs it",
 		"expand-grad=fused,dw-forward=triton,dw-prologue=bn-relu6": "needs it",
 		"expand-grad=cudnn":                                        "expand-grad is one of xla, fused",
+		"expand-grad-pixels=32,dw-forward=triton":                  "need it",
+		"expand-grad=fused,expand-grad-pixels=48":                  "a power of two from 16 to 128",
+		"expand-grad=fused,expand-grad-warps=16":                   "a power of two from 1 to 8",
 		"dw-kernel-grad=in-dx":                                     "needs dw-prologue=bn-relu6-backward, dw-input-grad=triton and dw-tiling=rows",
 		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6-backward":       "and dw-tiling=rows",
 		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6,dw-tiling=rows": "needs dw-prologue",

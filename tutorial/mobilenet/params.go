@@ -60,6 +60,16 @@ type Config struct {
 	// Depthwise.Prologue = PrologueBNReLU6Backward, which makes the gradient the kernel starts from; without a
 	// CUDA GPU the same formulas run as graph operations.
 	FusedExpandGrad bool
+	// ExpandGradTile is the fused kernel's tile; a zero field takes the default (expand_grad_ttir.go). An
+	// experiment's lever (-model expand-grad-pixels=32, expand-grad-warps=8): run63 measured the kernel at 206–255
+	// registers a thread and 12.5% occupancy with [64, 64] tiles of g, z and dz on 4 warps.
+	ExpandGradTile ExpandGradTile
+}
+
+// ExpandGradTile is how the fused expansion kernel (FusedExpandGrad) covers a layer.
+type ExpandGradTile struct {
+	Pixels int // pixels a tile, a power of two from 16 to 128 (default 64)
+	Warps  int // warps a program, a power of two from 1 to 8 (default 4)
 }
 
 // Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.

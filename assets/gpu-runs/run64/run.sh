@@ -3,8 +3,10 @@
 # carried sums, unroll 2, per-layer tiles). As run57 did for its kernels: every rung at batch 128 twice, "fill"
 # compiling into an empty executable cache, "hit" loading it (the warm first call a notebook cell sees), then a cold
 # first call of 12@512 in fast start. Then the kernel profiles run63 lost to a file name too long: the pick at 128,
-# the pick with dK made in the dx kernel (dw-kernel-grad=in-dx), and the pick at 512 (where target 2 is measured).
-RUN=64 LIMIT=${LIMIT:-420}
+# the pick with dK made in the dx kernel (dw-kernel-grad=in-dx), the fused expansion backward pass on the pick with
+# its tile's two new levers (run63: 206–255 registers a thread, 12.5% occupancy with [64, 64] tiles on 4 warps):
+# 32 pixels a tile, 8 warps, both — and the pick at 512 (where target 2 is measured).
+RUN=64 LIMIT=${LIMIT:-450}
 . "$(dirname "$0")/../lib.sh"
 export TRAINOPT_EXECUTABLE_CACHE=/tmp/trainopt-exe64
 one() { # name, fast start, cap s, ladder args...
@@ -19,6 +21,10 @@ B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prolog
 U=",dw-row-carry=sums,dw-row-unroll=2,dw-row-tiles=per-layer"
 profkeep pick "$B$U"
 profkeep pickdk "$B$U,dw-kernel-grad=in-dx"
+profkeep eg "$B$U,expand-grad=fused"
+profkeep egp32 "$B$U,expand-grad=fused,expand-grad-pixels=32"
+profkeep egw8 "$B$U,expand-grad=fused,expand-grad-warps=8"
+profkeep egp32w8 "$B$U,expand-grad=fused,expand-grad-pixels=32,expand-grad-warps=8"
 PB=512 profkeep pick512 "$B$U"
 ALL="-steps all -batches 128 -warmup 5 -timed 40"
 one fast-fill on 220 $ALL
