@@ -19,12 +19,13 @@ one() { # name, fast start, cap s, ladder args...
 P=reduction-row=256,stem=space-to-depth
 B=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward,dw-tiling=rows"
 U=",dw-row-carry=sums,dw-row-unroll=2,dw-row-tiles=per-layer"
+# most wanted first: the device budget left for this call may cut the list short
 profkeep pick "$B$U"
-profkeep pickdk "$B$U,dw-kernel-grad=in-dx"
-profkeep eg "$B$U,expand-grad=fused"
 profkeep egp32 "$B$U,expand-grad=fused,expand-grad-pixels=32"
 profkeep egw8 "$B$U,expand-grad=fused,expand-grad-warps=8"
+profkeep eg "$B$U,expand-grad=fused"
 profkeep egp32w8 "$B$U,expand-grad=fused,expand-grad-pixels=32,expand-grad-warps=8"
+profkeep pickdk "$B$U,dw-kernel-grad=in-dx"
 PB=512 profkeep pick512 "$B$U"
 ALL="-steps all -batches 128 -warmup 5 -timed 40"
 one fast-fill on 220 $ALL
