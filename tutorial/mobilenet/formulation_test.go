@@ -24,6 +24,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 			Depthwise: DepthwiseForm{Input: InputGradTriton, Forward: ForwardTriton, Prologue: PrologueBNReLU6Backward}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Input: InputGradTriton, Kernel: KernelGradInDx,
 			Prologue: PrologueBNReLU6Backward, Tiling: TilingRows, RowTile: RowTile{Unroll: 2}}},
+		{Depthwise: FastestDepthwise()}, // fast start's form: the options it combines must be a valid formulation
 	} {
 		text := c.Formulation()
 		var back Config
