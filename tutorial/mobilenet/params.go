@@ -60,9 +60,9 @@ type Config struct {
 	// Depthwise.Prologue = PrologueBNReLU6Backward, which makes the gradient the kernel starts from; without a
 	// CUDA GPU the same formulas run as graph operations.
 	FusedExpandGrad bool
-	// ExpandGradTile is the fused kernel's tile; a zero field takes the default (expand_grad_ttir.go). An
-	// experiment's lever (-model expand-grad-pixels=32, expand-grad-warps=8): run63 measured the kernel at 206–255
-	// registers a thread and 12.5% occupancy with [64, 64] tiles of g, z and dz on 4 warps.
+	// ExpandGradTile is the fused kernel's tile; a zero field takes the default (expand_grad_ttir.go). It is an
+	// experiment's lever on the kernel's registers and occupancy (-model expand-grad-pixels=32,
+	// expand-grad-warps=8); the README says what each setting measured.
 	ExpandGradTile ExpandGradTile
 }
 
