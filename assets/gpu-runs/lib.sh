@@ -4,6 +4,7 @@
 #   . "$(dirname "$0")/../lib.sh"      # unpacks the binaries, sets the caches, starts rc.txt
 #   v base-a 128 ",dw-forward=triton"  # one ladder configuration in a process of its own
 #   prof rows ",dw-tiling=rows"        # a kernel profile at 128 (profkeep: only its reports)
+#   one fast-hit on 90 -steps all …    # first calls: the ladder with fast start on or off
 #
 # and everything under $W comes back as $OUT/run$RUN.tgz when the script exits.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -41,5 +42,12 @@ torch11() { # batches (comma-separated): PyTorch's strongest configuration, the 
   timeout $(( LIMIT - SECONDS )) python3 -u anchors/torch_ladder.py --only 11 --step10-batches $1 --cudnn-benchmark \
     --steps 40 > $W/torch/step11.jsonl 2> $W/torch/step11.err
   log "torch 11 rc=$? $(grep -o '"batch": [0-9]*\|"samples_per_s": [0-9.]*' $W/torch/step11.jsonl | tr '\n' ' ')"
+}
+one() { # name, fast start (on/off), cap s, ladder args...: first calls as a notebook cell sees them (run57, run64)
+  local name=$1 fast=$2 cap=$3; shift 3
+  local left=$(( LIMIT - SECONDS )); [ $left -lt 30 ] && { log "$name skipped (time)"; return; }
+  mkdir -p $W/go/$name
+  TRAINOPT_FAST_START=$fast timeout $(( cap < left ? cap : left )) /tmp/trainopt ladder "$@" -out $W/go/$name > $W/go/$name.log 2>&1
+  log "$name rc=$? $(grep -o 'step [0-9a-z@]*: first call [0-9.]*s\|step [0-9a-z@]*: [0-9]* samples/s' $W/go/$name.log | sed 's/step //' | tr '\n' ';')"
 }
 log "start $(date -u +%FT%TZ) on $GPU"
