@@ -68,12 +68,14 @@ func TritonDepthwise() DepthwiseForm {
 // FastestDepthwise is TritonDepthwise as the fastest step runs it: kernels that walk rows (TilingRows), taking
 // over the batch norm and ReLU6 before the layer and starting batch norm's backward pass in the dx kernel
 // (PrologueBNReLU6Backward), the forward kernel summing its output for the batch norm after the layer
-// (ForwardTritonStats), and row loops that carry partial sums, take two rows an iteration and give each kernel its
-// own tile (RowTile). Each was kept because a profile on the GPU found it faster (the README's "Kernels that walk
+// (ForwardTritonStats), row loops that carry partial sums, take two rows an iteration and give each kernel its
+// own tile (RowTile), and the kernel gradient made in the dx kernel, which already holds both of what it reads
+// (KernelGradInDx). Each was kept because a profile on the GPU found it faster (the README's "Kernels that walk
 // rows"). Where the model marks no such batch norm the prologue is simply not used.
 func FastestDepthwise() DepthwiseForm {
 	d := TritonDepthwise()
 	d.Forward, d.Tiling, d.Prologue = ForwardTritonStats, TilingRows, PrologueBNReLU6Backward
+	d.Kernel = KernelGradInDx
 	d.RowTile = RowTile{Unroll: 2, CarrySums: true, PerLayer: true}
 	return d
 }
