@@ -8,7 +8,9 @@
 #
 # and everything under $W comes back as $OUT/run$RUN.tgz when the script exits.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-for b in trainopt mobilenet.test; do [ -f gpu/$b.gz ] && { gunzip -c gpu/$b.gz > /tmp/$b; chmod +x /tmp/$b; }; done
+for f in gpu/*.gz gpu/*.xz; do # each binary to /tmp (a second trainopt, e.g. the commit before, as gpu/trainopt-old.xz)
+  [ -f "$f" ] || continue; b=$(basename "${f%.*}"); case "$f" in *.gz) gunzip -c "$f" ;; *) xz -dc "$f" ;; esac > /tmp/$b; chmod +x /tmp/$b
+done
 . gpu/jax-cuda-env.sh
 W=/tmp/w$RUN; mkdir -p $W/go $W/test /tmp/trainopt-cache
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)
@@ -21,15 +23,15 @@ log() { echo "$* at ${SECONDS}s" | tee -a $W/rc.txt; }
 sps() { grep -o 'step [0-9a-z@=,+-]*: [0-9]* samples/s, step [0-9.]* ms' $1 | sed 's/^step [^:]*:/:/' | tr '\n' ';'; }
 # The options every configuration of the 2026-12 runs starts from.
 P=${P:-reduction-row=256,stem=patches} # run56–run58 relied on this default; the best options since run58 use stem=space-to-depth
-v() { # name, batch, extra formulation (TO: the process's time cap, default 80 s)
+v() { # name, batch, extra formulation (TO: the process's time cap, default 80 s; BIN: another trainopt)
   local left=$(( LIMIT - SECONDS )); [ $left -lt 40 ] && { log "$1 skipped (time)"; return; }
   local cap=${TO:-80}
-  timeout $(( cap < left ? cap : left )) /tmp/trainopt ladder -steps 12 -batches $2 -warmup 50 -timed 400 -k 50 -model $P$3 -out $W/go/$1 > $W/go/$1.log 2>&1
+  timeout $(( cap < left ? cap : left )) ${BIN:-/tmp/trainopt} ladder -steps 12 -batches $2 -warmup 50 -timed 400 -k 50 -model $P$3 -out $W/go/$1 > $W/go/$1.log 2>&1
   log "$1 [b=$2 $3] rc=$? $(sps $W/go/$1.log) $(grep -o 'FAILED.*\|panic.*\|rror.*' $W/go/$1.log | head -1 | cut -c1-800)"
 }
-prof() { # name, extra formulation: a kernel profile of 12@128 (PB: another batch)
+prof() { # name, extra formulation: a kernel profile of 12@128 (PB: another batch; BIN: another trainopt)
   [ $SECONDS -lt $(( LIMIT - 70 )) ] || { log "profile-$1 skipped (time)"; return; }
-  timeout 60 /tmp/trainopt profile -step 12@${PB:-128} -k 50 -model $P$2 -warmup 50 -timed 50 -capture 50 -out $W/prof-$1 > $W/go/profile-$1.log 2>&1
+  timeout 60 ${BIN:-/tmp/trainopt} profile -step 12@${PB:-128} -k 50 -model $P$2 -warmup 50 -timed 50 -capture 50 -out $W/prof-$1 > $W/go/profile-$1.log 2>&1
   log "profile-$1 rc=$? $(sps $W/go/profile-$1.log)"
 }
 profkeep() { # name, extra formulation: prof, keeping only the reports (a call returns at most 16 MiB a file, and

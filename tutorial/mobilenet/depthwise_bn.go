@@ -115,18 +115,30 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 	return b.g, b.sumG, b.sumGZ
 }
 
+// gateKernel is the Triton kernel that gates dx on geo (with dK too when form asks for it and the layer walks rows:
+// withDK) and the shapes of what it writes: g (x's shape), the per-program sums [programs, 2, C] and with dK its
+// per-program partial dK [programs, 9, C]. The program counts come from the kernel that runs: the merged kernel's
+// tile may differ from the dx kernel's, and buffers sized for the other grid would be written past their end.
+func gateKernel(geo dwGeometry, form DepthwiseForm, x shapes.Shape) (k triton.Kernel, outs []shapes.Shape, withDK bool) {
+	withDK = form.Kernel == KernelGradInDx && form.Tiling == TilingRows
+	if withDK {
+		k = dwRowsInputKernelGrad(geo, form.RowTile.forKernel(rowsInputKernelGrad, geo))
+	} else {
+		k = inputGradKernel(geo, true, form)
+	}
+	outs = []shapes.Shape{x, shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)}
+	if withDK {
+		outs = append(outs, shapes.Make(dtypes.Float32, k.Grid[0], 9, geo.C))
+	}
+	return k, outs, withDK
+}
+
 func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
 	l, pro := b.layer, b.layer.pro
-	withDK := l.form.Kernel == KernelGradInDx
 	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
-		k := inputGradKernel(geo, true, l.form)
-		outShapes := []shapes.Shape{l.x.Shape(), shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)}
-		if withDK = withDK && l.form.Tiling == TilingRows; withDK {
-			k = dwRowsInputKernelGrad(geo, l.form.RowTile.forKernel(rowsInputGrad, geo))
-			outShapes = append(outShapes, shapes.Make(dtypes.Float32, k.Grid[0], 9, geo.C))
-		}
+		k, outShapes, withDK := gateKernel(geo, l.form, l.x.Shape())
 		e := l.x.DType()
 		outs := triton.CallMulti(k, outShapes, ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
 		if withDK {
@@ -135,7 +147,7 @@ func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
 		sumG, sumGZ := partialSums(outs[1])
 		return outs[0], sumG, sumGZ
 	}
-	if withDK {
+	if l.form.Kernel == KernelGradInDx {
 		b.dK = depthwiseKernelGradShifted(l.x, l.kernel, b.dy, l.stride)
 	}
 	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form)

@@ -10,13 +10,14 @@ package mobilenet
 // is that measurement written down, not a search at compile time, because autotuning here would compile and time
 // every tile of every layer inside XLA's compile of the whole step.
 
-// rowKernelKind names the three row kernels, for the table's key.
+// rowKernelKind names the row kernels, for the table's key.
 type rowKernelKind int
 
 const (
 	rowsForward rowKernelKind = iota
 	rowsInputGrad
 	rowsKernelGrad
+	rowsInputKernelGrad // dx and dK in one kernel (dw-kernel-grad=in-dx)
 )
 
 // rowKernelSite is a row kernel and the geometry it runs on, batch aside: the table was measured at batch 128 and
@@ -36,6 +37,7 @@ var (
 	tileC64PT8 = RowTile{Channels: 64, PerThread: 8}
 	tileR4     = RowTile{Rows: 4}
 	tileR16    = RowTile{Rows: 16}
+	tileW8     = RowTile{Width: 8}
 )
 
 // rowTileTable is the fastest of run61's tiles for each row kernel of MobileNetV2 at 224×224 that some tile beat by
@@ -69,6 +71,19 @@ var rowTileTable = map[rowKernelSite]RowTile{
 	{rowsKernelGrad, 14, 576, 1}: tileC16PT2, // 119.2 → 115.2
 	{rowsKernelGrad, 14, 576, 2}: tileC64,    // 29.8 → 26.0
 	{rowsKernelGrad, 7, 960, 1}:  tileC16,    // 81.9 → 78.3
+	// The merged dx + dK kernel holds both kernels' accumulators (157–168 registers a thread on most layers), so
+	// the dx kernel's tile is not its best: run69 swept it alone (µs a step at 128, the dx kernel's tile → the
+	// sweep's best). Where no tile beat the dx kernel's tile by 3%, the entry keeps it.
+	{rowsInputKernelGrad, 112, 32, 1}: tileR16,    // 223.3, the dx tile
+	{rowsInputKernelGrad, 112, 96, 2}: tileR16,    // 487.6, the dx tile
+	{rowsInputKernelGrad, 56, 144, 1}: tilePT2,    // 354.7, the dx tile (r16: 346.0)
+	{rowsInputKernelGrad, 56, 144, 2}: tileR16,    // 264.6 → 239.7
+	{rowsInputKernelGrad, 28, 192, 1}: tileW8,     // 313.3 → 265.1
+	{rowsInputKernelGrad, 28, 192, 2}: tileW8,     // 116.1 → 109.1
+	{rowsInputKernelGrad, 14, 384, 1}: tileR16,    // 231.2 → 202.1
+	{rowsInputKernelGrad, 14, 576, 1}: tileR16,    // 170.8 → 149.1
+	{rowsInputKernelGrad, 14, 576, 2}: tileR16,    // 60.4, the dx tile
+	{rowsInputKernelGrad, 7, 960, 1}:  tileC16PT2, // 131.9 → 114.5
 }
 
 // forKernel is the tile a row kernel of kind runs with on g: tile itself, or with PerLayer the table's tile for the

@@ -3,6 +3,9 @@ package mobilenet
 import (
 	"strings"
 	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 )
 
 // TestRowTileTableNamesRealLayers: every entry of rowTileTable is a depthwise layer of MobileNetV2 at 224×224 (a
@@ -12,13 +15,13 @@ func TestRowTileTableNamesRealLayers(t *testing.T) {
 	layers := map[rowKernelSite]bool{}
 	h := 112 // after the stem's stride 2
 	for _, b := range New(Default()).blocks {
-		for _, kind := range []rowKernelKind{rowsForward, rowsInputGrad, rowsKernelGrad} {
+		for _, kind := range []rowKernelKind{rowsForward, rowsInputGrad, rowsKernelGrad, rowsInputKernelGrad} {
 			layers[rowKernelSite{kind, h, b.hidden, b.stride}] = true
 		}
 		h /= b.stride
 	}
-	if len(layers) != 3*10 { // 17 blocks, 10 distinct (height, channels, stride)
-		t.Fatalf("%d depthwise kernels found, want 30", len(layers))
+	if len(layers) != 4*10 { // 17 blocks, 10 distinct (height, channels, stride)
+		t.Fatalf("%d depthwise kernels found, want 40", len(layers))
 	}
 	for site, tile := range rowTileTable {
 		if !layers[site] {
@@ -39,6 +42,8 @@ func TestRowTileTableNamesRealLayers(t *testing.T) {
 			warps = dwRowsInputGrad(g, true, perLayer).Warps
 		case rowsKernelGrad:
 			warps = dwRowsKernelGrad(g, perLayer, 1).Warps
+		case rowsInputKernelGrad:
+			warps = dwRowsInputKernelGrad(g, perLayer).Warps
 		}
 		if warps < 1 || warps > 16 {
 			t.Errorf("%+v with %+v: %d warps", site, tile, warps)
@@ -63,6 +68,7 @@ func TestRowTileForKernel(t *testing.T) {
 		{rowsForward, g, RowTile{PerThread: 8, Unroll: 3, CarrySums: true}},
 		{rowsInputGrad, g, RowTile{Rows: 16, Unroll: 3, CarrySums: true}},
 		{rowsKernelGrad, g, RowTile{PerThread: 2, Unroll: 3, CarrySums: true}},
+		{rowsInputKernelGrad, g, RowTile{Width: 8, Unroll: 3, CarrySums: true}},
 		{rowsForward, dwGeometry{N: 4, H: 7, W: 7, C: 960, HO: 7, WO: 7, S: 1}, RowTile{Unroll: 3, CarrySums: true}}, // none better by 3%
 		{rowsForward, dwGeometry{N: 4, H: 9, W: 9, C: 8, HO: 9, WO: 9, S: 1}, RowTile{Unroll: 3, CarrySums: true}},   // no such layer
 	} {
@@ -89,4 +95,41 @@ func TestPerLayerTilesReachTheKernels(t *testing.T) {
 	if a, b := inputGradKernel(g, true, c.Depthwise), inputGradKernel(g, true, one); a.Grid[0]*2 != b.Grid[0] {
 		t.Errorf("dx kernel: %d programs per-layer, %d with one tile; want half (16 rows a program, not 8)", a.Grid[0], b.Grid[0])
 	}
+}
+
+// TestGateKernelBuffersMatchItsGrid: on every depthwise layer of MobileNetV2 at batch 128, the buffers the gating
+// kernel writes its per-program sums (and with dw-kernel-grad=in-dx its partial dK) into have one row per program
+// of the kernel that runs. With per-layer tiles the merged dx + dK kernel's grid differs from the dx kernel's on
+// six layers; buffers sized by the dx kernel's grid were written past their end, and training went to NaN (run70).
+func TestGateKernelBuffersMatchItsGrid(t *testing.T) {
+	dxOnly := FastestDepthwise()
+	dxOnly.Kernel = KernelGradTriton
+	h := 112
+	for _, b := range New(Default()).blocks {
+		g := dwGeometry{N: 128, H: h, W: h, C: b.hidden, S: b.stride, Elem: "bf16", BN: true}
+		g.HO, g.WO = cdiv(g.H, g.S), cdiv(g.W, g.S)
+		h /= b.stride
+		x := shapes.Make(dtypes.BFloat16, g.N, g.H, g.W, g.C)
+		for _, form := range []DepthwiseForm{FastestDepthwise(), dxOnly} {
+			k, outs, withDK := gateKernel(g, form, x)
+			if want := form.Kernel == KernelGradInDx; withDK != want {
+				t.Errorf("%s, kernel grad %d: withDK %t, want %t", g, form.Kernel, withDK, want)
+			}
+			if len(outs) != 2+btoi(withDK) || !outs[0].Equal(x) {
+				t.Fatalf("%s: outputs %v, want g %v, the sums and (in-dx) dK", g, outs, x)
+			}
+			for i, rows := range []int{2, 9}[:len(outs)-1] {
+				if want := shapes.Make(dtypes.Float32, k.Grid[0], rows, g.C); !outs[1+i].Equal(want) {
+					t.Errorf("%s, kernel grad %d: output %d is %v, want %v (the kernel runs %d programs)", g, form.Kernel, 1+i, outs[1+i], want, k.Grid[0])
+				}
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -265,10 +265,17 @@ func ttInputKernelGrad(t *testing.T, g dwGeometry, k triton.Kernel) {
 
 // TestTTInterpInputKernelGrad: dx, its gate and sums, and dK from one row kernel (dw-kernel-grad=in-dx), with the
 // default tile and with tiles that unroll, take one or three rows a program, narrow and wide strips, and ask for
-// carried sums (which this kernel ignores); in bfloat16 too.
+// carried sums (which this kernel ignores), and each of rowTileTable's tiles for this kernel with the loop settings
+// FastestDepthwise gives them; in bfloat16 too.
 func TestTTInterpInputKernelGrad(t *testing.T) {
 	tiles := []RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2},
 		{Channels: 8, Width: 32, Rows: 1, PerThread: 1}, {CarrySums: true, Unroll: 2}}
+	for site, tile := range rowTileTable {
+		tile.Unroll, tile.CarrySums = FastestDepthwise().RowTile.Unroll, FastestDepthwise().RowTile.CarrySums
+		if site.kind == rowsInputKernelGrad && !slices.Contains(tiles, tile) {
+			tiles = append(tiles, tile)
+		}
+	}
 	for _, g := range ttGeometries("f32", true) {
 		for _, tile := range tiles {
 			name := fmt.Sprintf("%s/%dx%dr%dp%du%dc%t", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll, tile.CarrySums)
