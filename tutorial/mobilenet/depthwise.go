@@ -119,7 +119,8 @@ type RowTile struct {
 	// 110 registers a thread and 25–31% occupancy, may buy warps.
 	CarrySums bool
 	// PerLayer gives each row kernel the tile measured fastest for its kind and geometry (rowTileTable, from run61's
-	// sweep) instead of one tile for all; Channels, Width, Rows and PerThread are then the table's and must be 0.
+	// and run69's sweeps) instead of one tile for all; Channels, Width, Rows and PerThread are then the table's and
+	// must be 0.
 	PerLayer bool
 }
 

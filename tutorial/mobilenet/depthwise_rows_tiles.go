@@ -42,7 +42,8 @@ var (
 
 // rowTileTable is the fastest of run61's tiles for each row kernel of MobileNetV2 at 224×224 that some tile beat by
 // 3% or more (µs a step, default → tile; the profiles used dw-forward=triton, and the table serves triton-stats
-// too). A kernel missing from it, or any other geometry, keeps the default tile.
+// too), and run69's for the merged dx + dK kernel. A kernel missing from it, or any other geometry, keeps the
+// default tile.
 var rowTileTable = map[rowKernelSite]RowTile{
 	{rowsForward, 112, 32, 1}:    tileR16,    // 125.8 → 121.6
 	{rowsForward, 56, 144, 1}:    tilePT2,    // 196.6 → 189.5
@@ -71,6 +72,7 @@ var rowTileTable = map[rowKernelSite]RowTile{
 	{rowsKernelGrad, 14, 576, 1}: tileC16PT2, // 119.2 → 115.2
 	{rowsKernelGrad, 14, 576, 2}: tileC64,    // 29.8 → 26.0
 	{rowsKernelGrad, 7, 960, 1}:  tileC16,    // 81.9 → 78.3
+	// excerpt: merged-kernel-tiles
 	// The merged dx + dK kernel holds both kernels' accumulators (157–168 registers a thread on most layers), so
 	// the dx kernel's tile is not its best: run69 swept it alone (µs a step at 128, the dx kernel's tile → the
 	// sweep's best). Where no tile beat the dx kernel's tile by 3%, the entry keeps it.
@@ -84,6 +86,7 @@ var rowTileTable = map[rowKernelSite]RowTile{
 	{rowsInputKernelGrad, 14, 576, 1}: tileR16,    // 170.8 → 149.1
 	{rowsInputKernelGrad, 14, 576, 2}: tileR16,    // 60.4, the dx tile
 	{rowsInputKernelGrad, 7, 960, 1}:  tileC16PT2, // 131.9 → 114.5
+	// excerpt end
 }
 
 // forKernel is the tile a row kernel of kind runs with on g: tile itself, or with PerLayer the table's tile for the
