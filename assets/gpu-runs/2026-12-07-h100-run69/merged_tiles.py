@@ -2,16 +2,19 @@
 """Session 26: a tile for each merged dx + dK row kernel (dw_input_kernel_grad_rows_*, dw-kernel-grad=in-dx) from a
 sweep of uniform tiles, as run61's per_layer.py chose the other row kernels' tiles.
 
-usage: merged_tiles.py FASTEST DEFAULT TILE...   (profile folders of `trainopt profile`, e.g. prof-fastest
+usage: merged_tiles.py [--forward] FASTEST DEFAULT TILE...   (profile folders of `trainopt profile`, e.g. prof-fastest
 prof-default prof-c16 …; FASTEST is FastestDepthwise with its per-layer tiles, DEFAULT the same loop with the
 default tile; a TILE folder's name after "prof-" names its tile)
 
 For each merged kernel: µs a step with FASTEST's tile (today's: the dx kernel's table entry), the default tile and
 each swept tile, with registers and occupancy of the fastest, and the pick — the fastest tile where it beats
-FASTEST's by 3% or more (run61's rule), else today's."""
+FASTEST's by 3% or more (run61's rule), else today's. --forward (session 27) reads the forward kernels
+(dw_forward_rows_stats_*) of the same profiles instead: the sweep's uniform tiles reached them too."""
 import glob, gzip, json, os, re, sys
 
-PAT = re.compile(r'dw_input_kernel_grad_rows_(?:bn_)?n\d+_(h\d+)_w\d+_(c\d+)_(s\d)')
+FORWARD = '--forward' in sys.argv[1:2]
+KIND = 'forward_rows_stats' if FORWARD else 'input_kernel_grad_rows'
+PAT = re.compile(r'dw_' + KIND + r'_(?:bn_)?n\d+_(h\d+)_w\d+_(c\d+)_(s\d)')
 
 def load(d):
     f = glob.glob(os.path.join(d, '**', 'report.json*'), recursive=True)[0]
@@ -26,12 +29,12 @@ def load(d):
             out[key] = (us + k['total_us'] / steps, k)
     return out
 
-dirs = sys.argv[1:]
+dirs = sys.argv[2:] if FORWARD else sys.argv[1:]
 if len(dirs) < 2:
     sys.exit(__doc__)
 labels = [os.path.basename(d.rstrip('/')).replace('prof-', '') for d in dirs]
 runs = [load(d) for d in dirs]
-print('merged kernel | ' + ' | '.join(labels) + ' | fastest (regs, occupancy) | pick | µs saved')
+print(('forward kernel' if FORWARD else 'merged kernel') + ' | ' + ' | '.join(labels) + ' | fastest (regs, occupancy) | pick | µs saved')
 saved = 0.0
 for key in sorted(runs[0], key=lambda k: -runs[0][k][0]):
     row = [r.get(key, (float('nan'), None))[0] for r in runs]
