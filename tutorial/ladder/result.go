@@ -151,13 +151,22 @@ func (r Result) Trained() error {
 	if len(r.Losses) < 2 {
 		return fmt.Errorf("step %s: only %d losses read", r.ID, len(r.Losses))
 	}
-	for i, l := range r.Losses {
-		if math.IsNaN(l) || math.IsInf(l, 0) {
-			return fmt.Errorf("step %s: loss %v at read %d", r.ID, l, i)
-		}
+	if err := r.finiteLosses(); err != nil {
+		return err
 	}
 	if !(r.LossLast < r.LossFirst) {
 		return fmt.Errorf("step %s: loss did not fall (%.3f → %.3f)", r.ID, r.LossFirst, r.LossLast)
+	}
+	return nil
+}
+
+// finiteLosses fails at the first loss that is NaN or infinite: the step diverged or computed garbage (run70: a
+// kernel writing past its buffers trained to NaN at full speed), so its throughput measures nothing.
+func (r Result) finiteLosses() error {
+	for i, l := range r.Losses {
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			return fmt.Errorf("step %s: loss %v at read %d of %d — the step diverged or computes garbage; its samples/s are not a measurement", r.ID, l, i+1, len(r.Losses))
+		}
 	}
 	return nil
 }

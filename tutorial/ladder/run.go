@@ -124,6 +124,10 @@ func Run(backend compute.Backend, c Config, set *cifar.Set, opt Options) (res Re
 	if err != nil {
 		return res, err
 	}
+	if err := res.finiteLosses(); err != nil {
+		logf("  step %s: %.0f samples/s, loss %.3f → %.3f\n", res.ID, res.SamplesPerSec, res.LossFirst, res.LossLast)
+		return res, err
+	}
 	res.Memory = compiledMemory(tr)
 	if dm, err := profile.DeviceMemory(backend, 0); err == nil && dm.PeakBytesInUse > 0 {
 		res.DevicePeakBytes = dm.PeakBytesInUse
