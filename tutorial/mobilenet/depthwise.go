@@ -94,6 +94,8 @@ type DepthwiseForm struct {
 	Tiling Tiling
 	// RowTile is the tile the row kernels work in (TilingRows); its zero value is the default tile.
 	RowTile RowTile
+	// Epilogue is what the layer's kernels do with the batch norm and ReLU6 that read its output.
+	Epilogue Epilogue
 }
 
 // RowTile is the share of a layer one program of the row kernels takes, and how its threads hold it; a zero field
@@ -151,6 +153,18 @@ const (
 	// (dw-prologue=bn-relu6-backward; depthwise_bn.go): it masks dx by ReLU6's gradient and sums what batch
 	// norm's gradient needs while the values are in registers, leaving one elementwise pass to make dz.
 	PrologueBNReLU6Backward
+)
+
+// Epilogue names how much of the batch norm and ReLU6 after a depthwise layer its Triton kernels take over.
+type Epilogue int
+
+const (
+	// EpilogueNone: the dx kernel reads the dy that XLA's backward pass of that batch norm wrote.
+	EpilogueNone Epilogue = iota
+	// EpilogueBNReLU6Backward: the dx kernel makes dy as it loads it, from the layer's output and the gradient
+	// after ReLU6 (dw-epilogue=bn-relu6-backward; depthwise_bn_out.go): dy is neither written nor read back.
+	// Needs dw-kernel-grad=in-dx, whose kernel it extends.
+	EpilogueBNReLU6Backward
 )
 
 // ForwardForm names a formulation of the depthwise forward pass.

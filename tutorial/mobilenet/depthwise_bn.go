@@ -39,6 +39,7 @@ type bnBackward struct {
 	g, sumG, sumGZ    *Node            // gate's results, made once for build and buildExpand
 	dK                *Node            // the layer's kernel gradient, made with the gate (KernelGradInDx); else nil
 	expand            *expandBackward  // the expansion that made z, when its backward pass is fused (expand_grad.go)
+	out               *bnOutBackward   // the batch norm after the layer, when dx's kernel makes dy (depthwise_bn_out.go)
 }
 
 // bnReLU6Backward is bnReLU6 with the backward pass above: z, γ and β go through identities whose gradients are
@@ -76,6 +77,7 @@ func (b *bnBackward) attach(y, x, kernel *Node, stride int, form DepthwiseForm, 
 	if v, ok := bnSums.Load(weak.Make(y)); ok {
 		storeSums(out, v.([2]*Node))
 	}
+	rememberAttached(out, b)
 	return out
 }
 
@@ -116,12 +118,14 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 }
 
 // gateKernel is the Triton kernel that gates dx on geo (with dK too when form asks for it and the layer walks rows:
-// withDK) and the shapes of what it writes: g (x's shape), the per-program sums [programs, 2, C] and with dK its
-// per-program partial dK [programs, 9, C]. The program counts come from the kernel that runs: the merged kernel's
+// withDK; then, with makeDy, also making dy as it loads, depthwise_bn_out.go) and the shapes of what it writes: g
+// (x's shape), the per-program sums [programs, 2, C] and with dK its per-program partial dK [programs, 9, C]. The program counts come from the kernel that runs: the merged kernel's
 // tile may differ from the dx kernel's, and buffers sized for the other grid would be written past their end.
-func gateKernel(geo dwGeometry, form DepthwiseForm, x shapes.Shape) (k triton.Kernel, outs []shapes.Shape, withDK bool) {
+func gateKernel(geo dwGeometry, form DepthwiseForm, x shapes.Shape, makeDy bool) (k triton.Kernel, outs []shapes.Shape, withDK bool) {
 	withDK = form.Kernel == KernelGradInDx && form.Tiling == TilingRows
-	if withDK {
+	if withDK && makeDy {
+		k = dwRowsInputKernelGradOut(geo, form.RowTile.forKernel(rowsInputKernelGrad, geo))
+	} else if withDK {
 		k = dwRowsInputKernelGrad(geo, form.RowTile.forKernel(rowsInputKernelGrad, geo))
 	} else {
 		k = inputGradKernel(geo, true, form)
@@ -134,23 +138,42 @@ func gateKernel(geo dwGeometry, form DepthwiseForm, x shapes.Shape) (k triton.Ke
 }
 
 func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
-	l, pro := b.layer, b.layer.pro
+	l, pro, out := b.layer, b.layer.pro, b.out
+	if out != nil && out.gp == nil { // the reverse pass did not come through the batch norm after the layer
+		out = nil
+	}
 	if l.form.Input == InputGradTriton {
 		geo := geometry(l.x, l.kernel, l.stride)
 		geo.BN = true
-		k, outShapes, withDK := gateKernel(geo, l.form, l.x.Shape())
+		k, outShapes, withDK := gateKernel(geo, l.form, l.x.Shape(), out != nil)
 		e := l.x.DType()
-		outs := triton.CallMulti(k, outShapes, ConvertDType(b.dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift)
+		dy, makeDy := b.dy, out != nil && withDK
+		if makeDy { // gp in dy's place, and after the prologue's inputs what makes dy from it
+			dyMadeInDx.Add(1)
+			dy = out.gp
+		}
+		inputs := []*Node{ConvertDType(dy, e), ConvertDType(l.kernel, e), pro.z, pro.scale, pro.shift}
+		if makeDy {
+			out.build()
+			f32 := func(x *Node) *Node { return ConvertDType(x, dtypes.Float32) }
+			inputs = append(inputs, ConvertDType(out.y, e), f32(out.scale), f32(out.shift), f32(out.a), f32(out.b), f32(out.c))
+		}
+		outs := triton.CallMulti(k, outShapes, inputs...)
 		if withDK {
 			b.dK = ConvertDType(Reshape(ReduceSum(outs[2], 0), l.kernel.Shape().Dimensions...), l.kernel.DType())
 		}
 		sumG, sumGZ := partialSums(outs[1])
 		return outs[0], sumG, sumGZ
 	}
-	if l.form.Kernel == KernelGradInDx {
-		b.dK = depthwiseKernelGradShifted(l.x, l.kernel, b.dy, l.stride)
+	dy := b.dy
+	if out != nil {
+		dyMadeInDx.Add(1)
+		dy = out.dy()
 	}
-	dx := depthwiseInputGradient(l.x, l.kernel, b.dy, l.stride, l.form)
+	if l.form.Kernel == KernelGradInDx {
+		b.dK = depthwiseKernelGradShifted(l.x, l.kernel, dy, l.stride)
+	}
+	dx := depthwiseInputGradient(l.x, l.kernel, dy, l.stride, l.form)
 	view, acc := channelView{x: b.z}, b.mean.DType()
 	zf := ConvertDType(b.z, acc)
 	pre := Add(Mul(zf, view.broadcast(ConvertDType(pro.scale, acc))), view.broadcast(ConvertDType(pro.shift, acc)))
@@ -172,6 +195,11 @@ func (p *bnPrologue) kernelGradFromDx(v *Node) *Node {
 	}
 	return p.back.dK
 }
+
+// dyMadeInDx counts the layers whose dx kernel (or, off the GPU, its graph formula) made dy from the gradient
+// after the batch norm and ReLU6 that follow the layer (dw-epilogue=bn-relu6-backward): tests use it to prove
+// that the path was taken.
+var dyMadeInDx atomic.Int64
 
 // kernelGradsFromDx counts the dK gradients taken from a dx kernel's (or, off the GPU, its graph formula's) side
 // output: tests use it to prove that dw-kernel-grad=in-dx really takes that path.

@@ -82,9 +82,20 @@ type rowKernel struct {
 	outCols    string    // [tw, bc] destination offsets q·C + c within a row
 	outMask    string    // their mask
 	scale      string
-	shift      string   // [tw, bc] f32 tiles (g.BN, forward and dK)
-	other      string   // what masked source loads return
-	args       []string // the pointer arguments' element types so far
+	shift      string      // [tw, bc] f32 tiles (g.BN, forward and dK)
+	other      string      // what masked source loads return
+	args       []string    // the pointer arguments' element types so far
+	dyFrom     *dyPrologue // dx: dy made as it loads (buildRowsInputGrad's outBN), else nil
+}
+
+// dyPrologue makes the dx kernel's dy as it loads it, from what the pass after the layer reads: y, the layer's
+// output, argument yArg; gp, the gradient of ReLU6(batch norm(y)), in dy's place. Per channel ([tw, bc] f32 tiles)
+// the gate's scale2 and shift2 (the batch norm after the layer: ReLU6 passes where 0 < y·scale2 + shift2 < 6) and
+// batch norm's backward as dy = a·g + b·y + c with g = gp where ReLU6 passed (a = γ/σ; b and c from the sums Σg,
+// Σg·y). Positions past the edge are 0, as a loaded dy would be.
+type dyPrologue struct {
+	yArg                    string
+	scale2, shift2, a, b, c string
 }
 
 // newRowKernel writes the strip's index arithmetic for strip number strip (an i32 scalar). Forward and dK (grad
@@ -165,6 +176,13 @@ func (k *rowKernel) sourceRow(n, r, valid string) [3]string {
 			k.shape, ptrOf(g.Elem)), g.Elem, k.shape)
 		if k.scale != "" {
 			v = w.bnReLU6(v, k.scale, k.shift, k.shape)
+		}
+		if p := k.dyFrom; p != nil {
+			fT := mat(k.t.tw, k.bc, "f32")
+			y := w.toF32(w.op("tt.load %s, %s, %s : tensor<%sx%s>", w.ptrs(p.yArg, g.Elem, off, k.shape), mask, k.other,
+				k.shape, ptrOf(g.Elem)), g.Elem, k.shape)
+			dy := w.mulAdd(w.mulAdd(p.c, p.b, y, fT), p.a, w.reluGate(v, y, p.scale2, p.shift2, k.shape), fT)
+			v = w.op("arith.select %s, %s, %s : tensor<%sxi1>, %s", mask, dy, w.zeros(fT), k.shape, fT)
 		}
 		out[j] = v
 	}

@@ -120,7 +120,7 @@ func (k *rowKernel) kernelGradSums(n, valid string, acc []string, dyRow func(hd 
 // (with CarrySums: the partial sums of the next two dx rows instead). Against the gather it is faster on the two
 // largest layers and slower on the narrow ones, the same in sum.
 func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
-	return buildRowsInputGrad(g, stats, false, tile)
+	return buildRowsInputGrad(g, stats, false, false, tile)
 }
 
 // dwRowsInputKernelGrad is dwRowsInputGrad with batch norm's backward prologue (g.BN) that also makes dK
@@ -139,10 +139,19 @@ func dwRowsInputGrad(g dwGeometry, stats bool, tile RowTile) triton.Kernel {
 // g, the sums and dK's sums.
 func dwRowsInputKernelGrad(g dwGeometry, tile RowTile) triton.Kernel {
 	tile.CarrySums = false
-	return buildRowsInputGrad(g, true, true, tile)
+	return buildRowsInputGrad(g, true, true, false, tile)
 }
 
-func buildRowsInputGrad(g dwGeometry, stats, kernelGrad bool, tile RowTile) triton.Kernel {
+// dwRowsInputKernelGradOut is dwRowsInputKernelGrad that also makes dy as it loads it (dyPrologue): the backward
+// pass of the batch norm and ReLU6 after the layer, which XLA otherwise runs as a pass of its own that reads y and
+// gp and writes dy for this kernel to read back. Arguments: gp (in dy's place), K, z, scale, shift, y, scale2,
+// shift2, a, b, c, then g, the sums and dK's sums.
+func dwRowsInputKernelGradOut(g dwGeometry, tile RowTile) triton.Kernel {
+	tile.CarrySums = false
+	return buildRowsInputGrad(g, true, true, true, tile)
+}
+
+func buildRowsInputGrad(g dwGeometry, stats, kernelGrad, outBN bool, tile RowTile) triton.Kernel {
 	t := newRowTiling(g.H, g.W, tile)
 	bc := t.bc
 	t.wholeIterations(g.H, g.S) // an iteration loads t.unroll dy rows and writes S dx rows for each
@@ -153,6 +162,9 @@ func buildRowsInputGrad(g dwGeometry, stats, kernelGrad bool, tile RowTile) trit
 	}
 	if kernelGrad = kernelGrad && bnGrad; kernelGrad {
 		name = "dw_input_kernel_grad_rows_" + g.String()
+	}
+	if outBN = outBN && kernelGrad; outBN {
+		name = "dw_input_kernel_grad_rows_out_" + g.String()
 	}
 	w := &ttWriter{}
 	e, tw := g.Elem, t.tw
@@ -168,6 +180,11 @@ func buildRowsInputGrad(g dwGeometry, stats, kernelGrad bool, tile RowTile) trit
 	if bnGrad {
 		scale, shift = w.affineTiles(k.c, k.cm, "%arg3", "%arg4", tw, bc)
 		args = append(args, e, "f32", "f32")
+	}
+	if outBN {
+		v := w.channelTiles(k.c, k.cm, tw, bc, "%arg6", "%arg7", "%arg8", "%arg9", "%arg10")
+		k.dyFrom = &dyPrologue{yArg: "%arg5", scale2: v[0], shift2: v[1], a: v[2], b: v[3], c: v[4]}
+		args = append(args, e, "f32", "f32", "f32", "f32", "f32")
 	}
 	dst := fmt.Sprintf("%%arg%d", len(args))
 	args = append(args, e)

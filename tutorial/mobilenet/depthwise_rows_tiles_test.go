@@ -110,8 +110,15 @@ func TestGateKernelBuffersMatchItsGrid(t *testing.T) {
 		g.HO, g.WO = cdiv(g.H, g.S), cdiv(g.W, g.S)
 		h /= b.stride
 		x := shapes.Make(dtypes.BFloat16, g.N, g.H, g.W, g.C)
-		for _, form := range []DepthwiseForm{FastestDepthwise(), dxOnly} {
-			k, outs, withDK := gateKernel(g, form, x)
+		for _, c := range []struct {
+			form   DepthwiseForm
+			makeDy bool
+		}{{FastestDepthwise(), false}, {FastestDepthwise(), true}, {dxOnly, false}} {
+			form := c.form
+			k, outs, withDK := gateKernel(g, form, x, c.makeDy)
+			if want := "dw_input_kernel_grad_rows_out_"; c.makeDy != strings.HasPrefix(k.Name, want) {
+				t.Errorf("%s, makeDy %t: kernel %s", g, c.makeDy, k.Name)
+			}
 			if want := form.Kernel == KernelGradInDx; withDK != want {
 				t.Errorf("%s, kernel grad %d: withDK %t, want %t", g, form.Kernel, withDK, want)
 			}

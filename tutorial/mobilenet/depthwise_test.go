@@ -101,10 +101,10 @@ func TestDepthwiseGradients(t *testing.T) {
 		{1, 9, 8, 2, 3, 3}, {1, 3, 3, 2, 3, 2},
 	} {
 		for _, grad := range []DepthwiseForm{
-			{ForwardConv, InputGradDilated, KernelGradBatchGroup, PrologueNone, TilingGather, RowTile{}}, {ForwardConv, InputGradDilated, KernelGradShiftedProducts, PrologueNone, TilingGather, RowTile{}},
-			{ForwardConv, InputGradShifted, KernelGradAuto, PrologueNone, TilingGather, RowTile{}}, {ForwardShifted, InputGradShifted, KernelGradAuto, PrologueNone, TilingGather, RowTile{}},
-			{ForwardShifted, InputGradDilated, KernelGradShiftedProducts, PrologueNone, TilingGather, RowTile{}}, {ForwardConv, InputGradPhases, KernelGradAuto, PrologueNone, TilingGather, RowTile{}},
-			{ForwardConv, InputGradPhaseProducts, KernelGradAuto, PrologueNone, TilingGather, RowTile{}},
+			{Forward: ForwardConv, Input: InputGradDilated, Kernel: KernelGradBatchGroup, Tiling: TilingGather}, {Forward: ForwardConv, Input: InputGradDilated, Kernel: KernelGradShiftedProducts, Tiling: TilingGather},
+			{Forward: ForwardConv, Input: InputGradShifted, Kernel: KernelGradAuto, Tiling: TilingGather}, {Forward: ForwardShifted, Input: InputGradShifted, Kernel: KernelGradAuto, Tiling: TilingGather},
+			{Forward: ForwardShifted, Input: InputGradDilated, Kernel: KernelGradShiftedProducts, Tiling: TilingGather}, {Forward: ForwardConv, Input: InputGradPhases, Kernel: KernelGradAuto, Tiling: TilingGather},
+			{Forward: ForwardConv, Input: InputGradPhaseProducts, Kernel: KernelGradAuto, Tiling: TilingGather},
 		} {
 			name := fmt.Sprintf("%dx%dx%dx%d-k%d-s%d-%v-input-%v-kernel-%v", tc.b, tc.h, tc.w, tc.c, tc.k, tc.stride,
 				grad.Forward, grad.Input, grad.Kernel)

@@ -36,7 +36,7 @@ func TestDepthwiseTritonMatchesReference(t *testing.T) {
 		{2, 28, 28, 40, 1, dtypes.Float32, 1e-5}, {3, 18, 14, 24, 1, dtypes.Float32, 1e-5}, {2, 19, 17, 16, 2, dtypes.Float32, 1e-5},
 	} {
 		for _, tiling := range []Tiling{TilingGather, TilingRows} {
-			triton := DepthwiseForm{ForwardTriton, InputGradTriton, KernelGradTriton, PrologueNone, tiling, RowTile{}}
+			triton := DepthwiseForm{Forward: ForwardTriton, Input: InputGradTriton, Kernel: KernelGradTriton, Tiling: tiling}
 			t.Run(fmt.Sprintf("%dx%dx%dx%d-s%d-%s-%s", tc.b, tc.h, tc.w, tc.c, tc.stride, tc.dtype, tiling), func(t *testing.T) {
 				b, h, w, c, stride := tc.b, tc.h, tc.w, tc.c, tc.stride
 				rng := rand.New(rand.NewPCG(uint64(b*h*w*c), uint64(stride)))
@@ -106,7 +106,7 @@ func TestDepthwiseTritonStatsFeedBatchNorm(t *testing.T) {
 	}
 	want := run(Config{ReductionRow: 256})
 	for _, tiling := range []Tiling{TilingGather, TilingRows} {
-		got := run(Config{ReductionRow: 256, Depthwise: DepthwiseForm{ForwardTritonStats, InputGradTriton, KernelGradTriton, PrologueNone, tiling, RowTile{}}})
+		got := run(Config{ReductionRow: 256, Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Input: InputGradTriton, Kernel: KernelGradTriton, Tiling: tiling}})
 		for i, name := range []string{"y", "dx", "dK", "dγ", "dβ"} {
 			if err := maxRelErr(got[i], want[i]); !(err < 1e-4) {
 				t.Errorf("%s %s: max relative error %.3g against the default formulation", tiling, name, err)

@@ -198,12 +198,20 @@ func (w *ttWriter) storeProgramRows(arg, pid, c, cm string, C, bc int, vecs []st
 // affineTiles loads a layer's batch-norm scale and shift (f32 pointers, [C]) for the channel block c (mask cm) and
 // lifts each to a [r, c] tile.
 func (w *ttWriter) affineTiles(c, cm, scaleArg, shiftArg string, r, n int) (scale, shift string) {
+	t := w.channelTiles(c, cm, r, n, scaleArg, shiftArg)
+	return t[0], t[1]
+}
+
+// channelTiles loads per-channel f32 vectors ([C] each) for the channel block c (mask cm; 0 past the last channel)
+// and lifts each to a [r, n] tile.
+func (w *ttWriter) channelTiles(c, cm string, r, n int, args ...string) []string {
 	other := w.zeros(vec(n, "f32"))
-	load := func(arg string) string {
+	out := make([]string, len(args))
+	for i, arg := range args {
 		v := w.op("tt.load %s, %s, %s : %s", w.ptrs(arg, "f32", c, fmt.Sprint(n)), cm, other, vec(n, ptrOf("f32")))
-		return w.cols(v, r, n, "f32")
+		out[i] = w.cols(v, r, n, "f32")
 	}
-	return load(scaleArg), load(shiftArg)
+	return out
 }
 
 // bnReLU6 is the prologue of a kernel whose input is ReLU6(z·scale + shift): z is a loaded f32 tile whose masked

@@ -38,6 +38,7 @@ var formulationKeys = []formulationKey{
 	depthwiseKey("dw-input-grad", inputGradNames, func(d *DepthwiseForm) *InputGradient { return &d.Input }),
 	depthwiseKey("dw-kernel-grad", kernelGradNames, func(d *DepthwiseForm) *KernelGradient { return &d.Kernel }),
 	depthwiseKey("dw-prologue", prologueNames, func(d *DepthwiseForm) *Prologue { return &d.Prologue }),
+	depthwiseKey("dw-epilogue", epilogueNames, func(d *DepthwiseForm) *Epilogue { return &d.Epilogue }),
 	depthwiseKey("dw-tiling", tilingNames, func(d *DepthwiseForm) *Tiling { return &d.Tiling }),
 	rowTileKey("dw-row-channels", 8, 128, true, func(t *RowTile) *int { return &t.Channels }),
 	rowTileKey("dw-row-width", 4, 64, true, func(t *RowTile) *int { return &t.Width }),
@@ -76,6 +77,7 @@ var (
 	inputGradNames  = []string{"dilated", "shifted", "phases", "phase-products", "triton", "triton-strided"}
 	kernelGradNames = []string{"auto", "batch-group", "shifted", "triton", "in-dx"}
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
+	epilogueNames   = []string{"none", "bn-relu6-backward"}
 	tilingNames     = []string{"gather", "rows"}
 	stemNames       = []string{"conv", "patches", "space-to-depth"} // StemForm's values in order
 	sumsNames       = []string{"separate", "joint", "triton"}       // BNSums's values in order
@@ -124,6 +126,7 @@ func (f ForwardForm) String() string    { return enumName(forwardNames, int(f)) 
 func (g InputGradient) String() string  { return enumName(inputGradNames, int(g)) }
 func (g KernelGradient) String() string { return enumName(kernelGradNames, int(g)) }
 func (p Prologue) String() string       { return enumName(prologueNames, int(p)) }
+func (p Epilogue) String() string       { return enumName(epilogueNames, int(p)) }
 func (t Tiling) String() string         { return enumName(tilingNames, int(t)) }
 func (s StemForm) String() string       { return enumName(stemNames, int(s)) }
 func (s BNSums) String() string         { return enumName(sumsNames, int(s)) }
@@ -205,6 +208,10 @@ func (c *Config) SetFormulation(text string) error {
 	if d.Kernel == KernelGradInDx && (d.Prologue != PrologueBNReLU6Backward || d.Input != InputGradTriton || d.Tiling != TilingRows) {
 		return fmt.Errorf("model formulation %q: dw-kernel-grad=in-dx makes dK in the dx row kernel that starts batch "+
 			"norm's backward pass, so it needs dw-prologue=bn-relu6-backward, dw-input-grad=triton and dw-tiling=rows", text)
+	}
+	if d.Epilogue != EpilogueNone && d.Kernel != KernelGradInDx {
+		return fmt.Errorf("model formulation %q: dw-epilogue=%s makes dy in the dx row kernel that also makes dK, so "+
+			"it needs dw-kernel-grad=in-dx", text, d.Epilogue)
 	}
 	if c.ExpandGradTile != (ExpandGradTile{}) && !c.FusedExpandGrad {
 		return fmt.Errorf("model formulation %q: expand-grad-pixels and expand-grad-warps are the tile of "+

@@ -25,6 +25,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Input: InputGradTriton, Kernel: KernelGradInDx,
 			Prologue: PrologueBNReLU6Backward, Tiling: TilingRows, RowTile: RowTile{Unroll: 2}}},
 		{Depthwise: FastestDepthwise()}, // fast start's form: the options it combines must be a valid formulation
+		{Depthwise: func() DepthwiseForm { d := FastestDepthwise(); d.Epilogue = EpilogueBNReLU6Backward; return d }()},
 	} {
 		text := c.Formulation()
 		var back Config
@@ -84,9 +85,11 @@ func TestFormulationErrors(t *testing.T) {
 		"expand-grad=fused,expand-grad-pixels=48":                  "a power of two from 16 to 128",
 		"expand-grad=fused,expand-grad-warps=16":                   "a power of two from 1 to 8",
 		"dw-kernel-grad=in-dx":                                     "needs dw-prologue=bn-relu6-backward, dw-input-grad=triton and dw-tiling=rows",
-		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6-backward":       "and dw-tiling=rows",
-		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6,dw-tiling=rows": "needs dw-prologue",
-		"dw-tiling=rows,dw-forward=triton,dw-row-tiles=per-layer,dw-row-per-thread=2":                     "cannot go with dw-row-channels",
+		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6-backward":                                "and dw-tiling=rows",
+		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6,dw-tiling=rows":                          "needs dw-prologue",
+		"dw-tiling=rows,dw-forward=triton,dw-row-tiles=per-layer,dw-row-per-thread=2":                                              "cannot go with dw-row-channels",
+		"dw-epilogue=bn-relu6-backward,dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward": "needs dw-kernel-grad=in-dx",
+		"dw-epilogue=bn-relu6": "dw-epilogue is one of none, bn-relu6-backward",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

@@ -138,7 +138,7 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 		y = f.expansion(y, i)
 		i += 5
 	}
-	y = f.relu6(f.batchNorm(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1))
+	y = f.bnReLU6AfterDepthwise(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1)
 	i += 5
 	y = f.batchNorm(f.pointwise(y, i), i+1)
 	if b.residual {

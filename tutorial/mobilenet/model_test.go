@@ -32,6 +32,10 @@ func TestWholeModelGradient(t *testing.T) {
 		// would make it (dw-kernel-grad=in-dx; here its graph formula)
 		{ReductionRow: 64, MaskedReLU6: true, FusedExpandGrad: true,
 			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx}},
+		// and the backward pass of the batch norm after each depthwise layer made where dx is made
+		// (depthwise_bn_out.go; here dy from its graph formula)
+		{ReductionRow: 64, MaskedReLU6: true,
+			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx, Epilogue: EpilogueBNReLU6Backward}},
 	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
 		t.Run("formulation="+cfg.Formulation(),
@@ -81,7 +85,19 @@ func testWholeModelGradient(t *testing.T, cfg Config) {
 		}
 		return append(args, tensors.FromFlatDataAndDimensions(x, batch, size, size, 3), tensors.FromFlatDataAndDimensions(labels, batch))
 	}
+	before := dyMadeInDx.Load()
 	outs := exec.MustCall(args()...)
+	// Every depthwise layer whose dx kernel starts the backward pass of the batch norm before it: those after an
+	// expansion, and the first where the stem's activation feeds nothing else (no residual).
+	want := 0
+	for j, b := range m.blocks {
+		if b.expand || j == 0 && !b.residual {
+			want++
+		}
+	}
+	if made := dyMadeInDx.Load() - before; cfg.Depthwise.Epilogue != EpilogueNone && made != int64(want) {
+		t.Errorf("dy made where dx is made in %d depthwise layers, want %d", made, want)
+	}
 	loss := func() float64 { return tensors.MustCopyFlatData[float64](lossOnly.MustCall(args()...)[0])[0] }
 
 	gi := 1

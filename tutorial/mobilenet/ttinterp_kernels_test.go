@@ -32,6 +32,7 @@ type ttData struct {
 	x, k, v      []float64 // x is z with g.BN; v is dy
 	scale, shift []float64 // g.BN
 	pass         []bool    // g.BN: 0 < z·scale + shift < 6
+	act          []float64 // what the layer convolves: x, or with g.BN ReLU6(z·scale + shift)
 	y, dx, dk    []float64
 }
 
@@ -61,6 +62,7 @@ func newTTData(g dwGeometry) *ttData {
 		}
 	}
 	var oh, ow int
+	d.act = act
 	d.y, oh, ow = refDepthwise(act, g.N, g.H, g.W, g.C, d.k, 3, 3, g.S)
 	if oh != g.HO || ow != g.WO {
 		panic(fmt.Sprintf("%s: output %dx%d", g, oh, ow))
@@ -248,6 +250,11 @@ func ttInputGradBN(t *testing.T, g dwGeometry, k triton.Kernel) {
 // checks them, and dK as ttKernelGrad does.
 func ttInputKernelGrad(t *testing.T, g dwGeometry, k triton.Kernel) {
 	d := newTTData(g)
+	ttCheckInputKernelGrad(t, g, k, d, d.v, d.k, d.x, d.scale, d.shift)
+}
+
+// ttCheckInputKernelGrad runs a merged kernel on inputs and checks g, the sums and dK against d's references.
+func ttCheckInputKernelGrad(t *testing.T, g dwGeometry, k triton.Kernel, d *ttData, inputs ...[]float64) {
 	want, sums := make([]float64, len(d.dx)), make([]float64, 2*g.C)
 	for i, v := range d.dx {
 		if d.pass[i] {
@@ -257,10 +264,65 @@ func ttInputKernelGrad(t *testing.T, g dwGeometry, k triton.Kernel) {
 		}
 	}
 	gate, part, dk := ttOutput(len(d.dx)), ttOutput(k.Grid[0]*2*g.C), ttOutput(k.Grid[0]*9*g.C)
-	mustRunTT(t, k, d.v, d.k, d.x, d.scale, d.shift, gate, part, dk)
+	mustRunTT(t, k, append(inputs, gate, part, dk)...)
 	ttCheck(t, "g", gate, want, ttTol[g.Elem], g.N, g.H, g.W, g.C)
 	ttCheck(t, "Σg, Σg·z", ttSumPrograms(part, 2*g.C), sums, ttTol[g.Elem], 2, g.C)
 	ttCheck(t, "dK", ttSumPrograms(dk, 9*g.C), d.dk, ttTol[g.Elem], 9, g.C)
+}
+
+// ttInputKernelGradOut runs dwRowsInputKernelGradOut: dy made as it loads from y and gp (the gradient of
+// ReLU6(batch norm(y)) after the layer) as dy = a·(gp where 0 < y·scale2 + shift2 < 6) + b·y + c per channel, then
+// checked as ttInputKernelGrad checks a loaded dy. y·scale2 + shift2 stays 0.2 away from 0 and 6, where rounding
+// would decide the gate.
+func ttInputKernelGradOut(t *testing.T, g dwGeometry, k triton.Kernel) {
+	d := newTTData(g)
+	rng := rand.New(rand.NewPCG(uint64(g.C), uint64(g.N*g.HO)))
+	perChannel := func(mul, add float64) []float64 {
+		v := randSlice(rng, g.C)
+		for c := range v {
+			v[c] = ttRound("f32", add+mul*v[c])
+		}
+		return v
+	}
+	scale2, shift2, a, b, c := perChannel(3, 0), perChannel(2, 3), perChannel(1, 0), perChannel(1, 0), perChannel(1, 0)
+	gp, y := make([]float64, len(d.v)), make([]float64, len(d.v))
+	for i := range d.v {
+		ch := i % g.C
+		gp[i] = ttRound(g.Elem, rng.NormFloat64())
+		pre := 0.0
+		for pre = 0; math.Abs(pre) < 0.2 || math.Abs(pre-6) < 0.2; pre = y[i]*scale2[ch] + shift2[ch] {
+			y[i] = ttRound(g.Elem, rng.NormFloat64())
+		}
+		gated := 0.0
+		if pre > 0 && pre < 6 {
+			gated = gp[i]
+		}
+		d.v[i] = a[ch]*gated + b[ch]*y[i] + c[ch]
+	}
+	d.dx, d.dk = refDepthwiseGrads(d.act, g.N, g.H, g.W, g.C, d.k, d.v, g.HO, g.WO, g.S)
+	ttCheckInputKernelGrad(t, g, k, d, gp, d.k, d.x, d.scale, d.shift, y, scale2, shift2, a, b, c)
+}
+
+// TestTTInterpInputKernelGradOut: the merged kernel with dy made as it loads (dwRowsInputKernelGradOut), with
+// the default tile, tiles that unroll, take one or three rows a program and narrow strips, and rowTileTable's
+// tiles for the merged kernel (which it takes too); in bfloat16 too.
+func TestTTInterpInputKernelGradOut(t *testing.T) {
+	tiles := []RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2}}
+	for site, tile := range rowTileTable {
+		tile.Unroll = FastestDepthwise().RowTile.Unroll
+		if site.kind == rowsInputKernelGrad && !slices.Contains(tiles, tile) {
+			tiles = append(tiles, tile)
+		}
+	}
+	for _, g := range ttGeometries("f32", true) {
+		for _, tile := range tiles {
+			name := fmt.Sprintf("%s/%dx%dr%dp%du%d", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll)
+			t.Run(name, func(t *testing.T) { ttInputKernelGradOut(t, g, dwRowsInputKernelGradOut(g, tile)) })
+		}
+	}
+	for _, g := range ttGeometries("bf16", true)[:2] {
+		t.Run(g.String(), func(t *testing.T) { ttInputKernelGradOut(t, g, dwRowsInputKernelGradOut(g, RowTile{Unroll: 2})) })
+	}
 }
 
 // TestTTInterpInputKernelGrad: dx, its gate and sums, and dK from one row kernel (dw-kernel-grad=in-dx), with the

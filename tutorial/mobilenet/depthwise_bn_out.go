@@ -1,0 +1,119 @@
+package mobilenet
+
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// The backward pass of the batch norm and ReLU6 *after* a depthwise layer, made in the layer's dx kernel
+// (-model dw-epilogue=bn-relu6-backward).
+//
+// A block goes depthwise convolution → y → batch norm → ReLU6 → projection. Differentiated by GoMLX, the backward
+// pass reads y and gp (the projection's input gradient) twice: once for batch norm's sums, once more for a pass
+// that writes dy, which the layer's dx + dK kernel then reads back (run56's optimized HLO: the largest
+// loop_add_fusions; 3208 µs a step at 512 in run67's profile). Per channel that pass is affine:
+//
+//	g = gp where 0 < y·scale + shift < 6,   dy = γ/σ·(g − Σg/n − ŷ·Σ(g·ŷ)/n) = a·g + b·y + c,
+//	a = γ/σ,   b = −a·Σ(g·ŷ)/(n·σ),   c = a·(μ·Σ(g·ŷ)/(n·σ) − Σg/n),   dγ = Σ(g·ŷ) = (Σ(g·y) − μ·Σg)/σ,   dβ = Σg,
+//
+// so the dx kernel can make dy as it loads y and gp (dwRowsInputKernelGradOut) and dy is never written. The sums
+// still take one reduction over y and gp. As in depthwise_bn.go, identities carry the gradients: ReLU6's output
+// records gp, γ and β return dγ and dβ, and what GoMLX differentiates in between — dy — is never used once the
+// dx kernel (or, off the GPU, the same formulas as graph operations) takes gp instead; XLA drops it.
+
+// bnOutBackward is the hand-written backward pass of one batch norm and ReLU6 after a depthwise layer.
+type bnOutBackward struct {
+	y, gamma     *Node // the layer's output and the batch norm's γ (as a parameter, [C])
+	mean, std    *Node // [C], accumulation dtype
+	scale, shift *Node // [C]: the batch norm's y·scale + shift, accumulation dtype
+	n            float64
+	gp           *Node // the gradient of ReLU6's output, recorded by the reverse pass
+	// made once, from gp: the per-channel gate and affine map of dy (accumulation dtype), dγ and dβ
+	a, b, c, dGamma, dBeta *Node
+}
+
+// bnReLU6AfterDepthwise is ReLU6(batch norm(y)) for the output y of a depthwise layer: with
+// dw-epilogue=bn-relu6-backward, in training, and where the layer starts the backward pass of the batch norm
+// before it (its dx kernel is the one that can make dy), its backward pass is the one above; otherwise the plain
+// batch norm and ReLU6. The result must be the batch norm's only use of y, as it is in MobileNetV2.
+func (f *forward) bnReLU6AfterDepthwise(y *Node, i int) *Node {
+	back := backwardAttachedTo(y)
+	if f.m.Depthwise.Epilogue != EpilogueBNReLU6Backward || !f.pass.Train || back == nil {
+		return f.relu6(f.batchNorm(y, i))
+	}
+	out := &bnOutBackward{y: y}
+	grad := func(which int) func(_, v *Node) *Node {
+		return func(_, v *Node) *Node {
+			if out.gp == nil {
+				return v
+			}
+			out.build()
+			return []*Node{out.dGamma, out.dBeta}[which]
+		}
+	}
+	p := f.pass.Params
+	bn := f.batchNormWith(y, i, IdentityWithCustomGradient(p[i], grad(0)), IdentityWithCustomGradient(p[i+1], grad(1)))
+	acc := bn.mean.DType()
+	out.gamma, out.mean, out.std, out.n = p[i], bn.mean, bn.std, bn.n
+	out.scale, out.shift = ConvertDType(bn.scale, acc), ConvertDType(bn.shift, acc)
+	back.out = out
+	return IdentityWithCustomGradient(f.relu6(bn.y), func(_, v *Node) *Node {
+		out.gp = v
+		return v
+	})
+}
+
+// build makes the gate's sums, dγ, dβ and dy's coefficients a, b, c from gp.
+func (o *bnOutBackward) build() {
+	if o.a != nil {
+		return
+	}
+	acc := o.mean.DType()
+	yf, gf := ConvertDType(o.y, acc), ConvertDType(o.gated(), acc)
+	sumG, sumGY := ReduceSum(gf, 0, 1, 2), ReduceSum(Mul(gf, yf), 0, 1, 2)
+	sumGYhat := Div(Sub(sumGY, Mul(o.mean, sumG)), o.std)
+	o.dBeta, o.dGamma = ConvertDType(sumG, o.gamma.DType()), ConvertDType(sumGYhat, o.gamma.DType())
+	o.a = Div(ConvertDType(o.gamma, acc), o.std)
+	k := Div(DivScalar(sumGYhat, o.n), o.std) // Σ(g·ŷ)/(n·σ)
+	o.b = Neg(Mul(o.a, k))
+	o.c = Mul(o.a, Sub(Mul(o.mean, k), DivScalar(sumG, o.n)))
+}
+
+// gated is gp where ReLU6 let the value through (0 < y·scale + shift < 6), y's dtype.
+func (o *bnOutBackward) gated() *Node {
+	view, acc := channelView{x: o.y}, o.mean.DType()
+	pre := Add(Mul(ConvertDType(o.y, acc), view.broadcast(o.scale)), view.broadcast(o.shift))
+	inside := LogicalAnd(GreaterThan(pre, ZerosLike(pre)), LessThan(pre, MulScalar(OnesLike(pre), 6)))
+	gp := ConvertDType(o.gp, o.y.DType())
+	return Where(inside, gp, ZerosLike(gp))
+}
+
+// dy is the layer's output gradient as graph operations: what the dx kernel makes as it loads, for the layers
+// and backends that run no such kernel (the pure-Go backend in the tests).
+func (o *bnOutBackward) dy() *Node {
+	o.build()
+	view, acc := channelView{x: o.y}, o.mean.DType()
+	bc := view.broadcast
+	dy := Add(Add(Mul(bc(o.a), ConvertDType(o.gated(), acc)), Mul(bc(o.b), ConvertDType(o.y, acc))), bc(o.c))
+	return ConvertDType(dy, o.y.DType())
+}
+
+// backwardAttachedTo is the hand-written backward pass of the batch norm before the depthwise layer whose output
+// is y (bnBackward.attach), or nil.
+func backwardAttachedTo(y *Node) *bnBackward {
+	if v, ok := attachedBackwards.Load(weak.Make(y)); ok {
+		return v.(*bnBackward)
+	}
+	return nil
+}
+
+var attachedBackwards sync.Map // weak.Pointer[Node] (a depthwise layer's output) -> *bnBackward
+
+func rememberAttached(y *Node, b *bnBackward) {
+	key := weak.Make(y)
+	attachedBackwards.Store(key, b)
+	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { attachedBackwards.Delete(k) }, key)
+}
