@@ -52,21 +52,11 @@ func TestBNOutBackwardMatchesAutodiff(t *testing.T) {
 						Params: []*Node{g1c, b1c, ZerosLike(g1c), OnesLike(g1c), g2c, b2c, ZerosLike(g2c), OnesLike(g2c)}}}
 					f.updated = append([]*Node(nil), f.pass.Params...)
 					y := f.bnReLU6AfterDepthwise(DepthwiseConv(f.bnReLU6(zc, 0, true), kc, stride, form), 4)
-					grads := Gradient(ReduceAllSum(Mul(ConvertDType(y, dtypes.Float64), dhN)), zc, kc, g1c, b1c, g2c, b2c)
-					out := []*Node{ConvertDType(y, dtypes.Float64)}
-					for _, g := range grads {
-						out = append(out, ConvertDType(g, dtypes.Float64))
-					}
-					return out
+					return asFloat64(y, Gradient(ReduceAllSum(Mul(ConvertDType(y, dtypes.Float64), dhN)), zc, kc, g1c, b1c, g2c, b2c))
 				})
 				ten := func(v []float64, dims ...int) *tensors.Tensor { return tensors.FromFlatDataAndDimensions(v, dims...) }
-				outs := exec.MustCall(ten(z, b, h, w, c), ten(k, 3, 3, 1, c), ten(bn[0], c), ten(bn[1], c), ten(bn[2], c),
+				return flat64(exec, ten(z, b, h, w, c), ten(k, 3, 3, 1, c), ten(bn[0], c), ten(bn[1], c), ten(bn[2], c),
 					ten(bn[3], c), ten(dh, b, oh, oh, c))
-				res := make([][]float64, len(outs))
-				for i, o := range outs {
-					res[i] = tensors.MustCopyFlatData[float64](o)
-				}
-				return res
 			}
 			want := run(plain)
 			before := dyMadeInDx.Load()

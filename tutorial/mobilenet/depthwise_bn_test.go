@@ -67,21 +67,11 @@ func TestBNBackwardMatchesAutodiff(t *testing.T) {
 						f := &forward{m: m, pass: Pass{Params: []*Node{gc, bc, ZerosLike(gc), OnesLike(gc)}, Compute: dtype, Train: true}}
 						f.updated = append([]*Node(nil), f.pass.Params...)
 						y := DepthwiseConv(f.bnReLU6(zc, 0, true), kc, stride, form)
-						grads := Gradient(ReduceAllSum(Mul(ConvertDType(y, dtypes.Float64), dyN)), zc, kc, gc, bc)
-						out := []*Node{ConvertDType(y, dtypes.Float64)}
-						for _, g := range grads {
-							out = append(out, ConvertDType(g, dtypes.Float64))
-						}
-						return out
+						return asFloat64(y, Gradient(ReduceAllSum(Mul(ConvertDType(y, dtypes.Float64), dyN)), zc, kc, gc, bc))
 					})
-					outs := exec.MustCall(tensors.FromFlatDataAndDimensions(z, b, h, w, c), tensors.FromFlatDataAndDimensions(k, 3, 3, 1, c),
+					return flat64(exec, tensors.FromFlatDataAndDimensions(z, b, h, w, c), tensors.FromFlatDataAndDimensions(k, 3, 3, 1, c),
 						tensors.FromFlatDataAndDimensions(gamma, c), tensors.FromFlatDataAndDimensions(beta, c),
 						tensors.FromFlatDataAndDimensions(dy, b, oh, oh, c))
-					res := make([][]float64, len(outs))
-					for i, o := range outs {
-						res[i] = tensors.MustCopyFlatData[float64](o)
-					}
-					return res
 				}
 				want := run(plain)
 				before := kernelGradsFromDx.Load()

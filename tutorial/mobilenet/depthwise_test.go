@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/gobackend"
 	_ "github.com/gomlx/gomlx/backends/default"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -64,6 +65,25 @@ func numericGrad(p []float64, loss func() float64) []float64 {
 		g[i] = (lp - lm) / (2 * eps)
 	}
 	return g
+}
+
+// asFloat64 is y and its gradients as float64 outputs of a test graph, in that order.
+func asFloat64(y *Node, grads []*Node) []*Node {
+	out := []*Node{ConvertDType(y, dtypes.Float64)}
+	for _, g := range grads {
+		out = append(out, ConvertDType(g, dtypes.Float64))
+	}
+	return out
+}
+
+// flat64 runs exec on args and returns each output's values (float64 outputs).
+func flat64(exec *Exec, args ...any) [][]float64 {
+	outs := exec.MustCall(args...)
+	res := make([][]float64, len(outs))
+	for i, o := range outs {
+		res[i] = tensors.MustCopyFlatData[float64](o)
+	}
+	return res
 }
 
 func maxRelErr(got, want []float64) float64 {

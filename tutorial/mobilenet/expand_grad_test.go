@@ -52,21 +52,11 @@ func TestExpandGradMatchesAutodiff(t *testing.T) {
 					f := &forward{m: m, pass: Pass{Params: []*Node{wc, gc, bc, ZerosLike(gc), OnesLike(gc)}, Compute: dtype, Train: true}}
 					f.updated = append([]*Node(nil), f.pass.Params...)
 					y := DepthwiseConv(f.expansion(xc, 0), kc, tc.stride, form)
-					grads := Gradient(ReduceAllSum(Mul(ConvertDType(y, dtypes.Float64), dyN)), xc, wc, kc, gc, bc)
-					out := []*Node{ConvertDType(y, dtypes.Float64)}
-					for _, g := range grads {
-						out = append(out, ConvertDType(g, dtypes.Float64))
-					}
-					return out
+					return asFloat64(y, Gradient(ReduceAllSum(Mul(ConvertDType(y, dtypes.Float64), dyN)), xc, wc, kc, gc, bc))
 				})
-				outs := exec.MustCall(tensors.FromFlatDataAndDimensions(x, b, h, w, tc.k), tensors.FromFlatDataAndDimensions(wt, 1, 1, tc.k, tc.c),
+				return flat64(exec, tensors.FromFlatDataAndDimensions(x, b, h, w, tc.k), tensors.FromFlatDataAndDimensions(wt, 1, 1, tc.k, tc.c),
 					tensors.FromFlatDataAndDimensions(dk, 3, 3, 1, tc.c), tensors.FromFlatDataAndDimensions(gamma, tc.c),
 					tensors.FromFlatDataAndDimensions(beta, tc.c), tensors.FromFlatDataAndDimensions(dy, b, oh, oh, tc.c))
-				res := make([][]float64, len(outs))
-				for i, o := range outs {
-					res[i] = tensors.MustCopyFlatData[float64](o)
-				}
-				return res
 			}
 			want, got := run(plain, false), run(fused, true)
 			for i, name := range []string{"y", "dx", "dW", "dK", "dγ", "dβ"} {
