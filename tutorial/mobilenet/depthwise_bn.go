@@ -119,8 +119,9 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 
 // gateKernel is the Triton kernel that gates dx on geo (with dK too when form asks for it and the layer walks rows:
 // withDK; then, with makeDy, also making dy as it loads, depthwise_bn_out.go) and the shapes of what it writes: g
-// (x's shape), the per-program sums [programs, 2, C] and with dK its per-program partial dK [programs, 9, C]. The program counts come from the kernel that runs: the merged kernel's
-// tile may differ from the dx kernel's, and buffers sized for the other grid would be written past their end.
+// (x's shape), the per-program sums [programs, 2, C] and with dK its per-program partial dK [programs, 9, C]. The
+// program counts come from the kernel that runs: the merged kernel's tile may differ from the dx kernel's, and
+// buffers sized for the other grid would be written past their end.
 func gateKernel(geo dwGeometry, form DepthwiseForm, x shapes.Shape, makeDy bool) (k triton.Kernel, outs []shapes.Shape, withDK bool) {
 	withDK = form.Kernel == KernelGradInDx && form.Tiling == TilingRows
 	if withDK && makeDy {
