@@ -124,11 +124,12 @@ func (b *bnBackward) gate() (g, sumG, sumGZ *Node) {
 // buffers sized for the other grid would be written past their end.
 func gateKernel(geo dwGeometry, form DepthwiseForm, x shapes.Shape, makeDy bool) (k triton.Kernel, outs []shapes.Shape, withDK bool) {
 	withDK = form.Kernel == KernelGradInDx && form.Tiling == TilingRows
-	if withDK && makeDy {
-		k = dwRowsInputKernelGradOut(geo, form.RowTile.forKernel(rowsInputKernelGrad, geo))
-	} else if withDK {
-		k = dwRowsInputKernelGrad(geo, form.RowTile.forKernel(rowsInputKernelGrad, geo))
-	} else {
+	switch tile := form.RowTile.forKernel(rowsInputKernelGrad, geo); {
+	case withDK && makeDy:
+		k = dwRowsInputKernelGradOut(geo, tile)
+	case withDK:
+		k = dwRowsInputKernelGrad(geo, tile)
+	default:
 		k = inputGradKernel(geo, true, form)
 	}
 	outs = []shapes.Shape{x, shapes.Make(dtypes.Float32, k.Grid[0], 2, geo.C)}
@@ -174,14 +175,21 @@ func (b *bnBackward) makeGate() (g, sumG, sumGZ *Node) {
 	if l.form.Kernel == KernelGradInDx {
 		b.dK = depthwiseKernelGradShifted(l.x, l.kernel, dy, l.stride)
 	}
-	dx := depthwiseInputGradient(l.x, l.kernel, dy, l.stride, l.form)
-	view, acc := channelView{x: b.z}, b.mean.DType()
-	zf := ConvertDType(b.z, acc)
-	pre := Add(Mul(zf, view.broadcast(ConvertDType(pro.scale, acc))), view.broadcast(ConvertDType(pro.shift, acc)))
-	inside := LogicalAnd(GreaterThan(pre, ZerosLike(pre)), LessThan(pre, MulScalar(OnesLike(pre), 6)))
-	g = Where(inside, dx, ZerosLike(dx))
+	g = gateReLU6(depthwiseInputGradient(l.x, l.kernel, dy, l.stride, l.form), b.z, pro.scale, pro.shift)
+	acc := b.mean.DType()
 	gf := ConvertDType(g, acc)
-	return g, ReduceSum(gf, 0, 1, 2), ReduceSum(Mul(gf, zf), 0, 1, 2)
+	return g, ReduceSum(gf, 0, 1, 2), ReduceSum(Mul(gf, ConvertDType(b.z, acc)), 0, 1, 2)
+}
+
+// gateReLU6 is v where ReLU6 lets x·scale + shift through (0 < x·scale + shift < 6) and 0 elsewhere: ReLU6's
+// gradient applied to v, the activation rebuilt from x and a batch norm's [C] scale and shift in the accumulation
+// dtype. It is the graph form of the row kernels' gate (ttWriter.reluGate), for the batch norm before a depthwise
+// layer (x = z) and the one after it (x = y, depthwise_bn_out.go).
+func gateReLU6(v, x, scale, shift *Node) *Node {
+	view, acc := channelView{x: x}, accumulation(x.DType())
+	pre := Add(Mul(ConvertDType(x, acc), view.broadcast(ConvertDType(scale, acc))), view.broadcast(ConvertDType(shift, acc)))
+	inside := LogicalAnd(GreaterThan(pre, ZerosLike(pre)), LessThan(pre, MulScalar(OnesLike(pre), 6)))
+	return Where(inside, v, ZerosLike(v))
 }
 
 // kernelGradFromDx is the depthwise layer's dK as its dx kernel made it (KernelGradInDx), or nil where no such

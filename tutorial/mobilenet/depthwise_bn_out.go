@@ -32,8 +32,9 @@ type bnOutBackward struct {
 	scale, shift *Node // [C]: the batch norm's y·scale + shift, accumulation dtype
 	n            float64
 	gp           *Node // the gradient of ReLU6's output, recorded by the reverse pass
-	// made once, from gp: the per-channel gate and affine map of dy (accumulation dtype), dγ and dβ
-	a, b, c, dGamma, dBeta *Node
+	// made once, from gp: g (gp where ReLU6 let the value through, y's dtype), dy's per-channel affine map
+	// (accumulation dtype), dγ and dβ
+	g, a, b, c, dGamma, dBeta *Node
 }
 
 // bnReLU6AfterDepthwise is ReLU6(batch norm(y)) for the output y of a depthwise layer: with
@@ -67,13 +68,14 @@ func (f *forward) bnReLU6AfterDepthwise(y *Node, i int) *Node {
 	})
 }
 
-// build makes the gate's sums, dγ, dβ and dy's coefficients a, b, c from gp.
+// build makes g, its sums, dγ, dβ and dy's coefficients a, b, c from gp.
 func (o *bnOutBackward) build() {
 	if o.a != nil {
 		return
 	}
 	acc := o.mean.DType()
-	yf, gf := ConvertDType(o.y, acc), ConvertDType(o.gated(), acc)
+	o.g = gateReLU6(ConvertDType(o.gp, o.y.DType()), o.y, o.scale, o.shift)
+	yf, gf := ConvertDType(o.y, acc), ConvertDType(o.g, acc)
 	sumG, sumGY := ReduceSum(gf, 0, 1, 2), ReduceSum(Mul(gf, yf), 0, 1, 2)
 	sumGYhat := Div(Sub(sumGY, Mul(o.mean, sumG)), o.std)
 	o.dBeta, o.dGamma = ConvertDType(sumG, o.gamma.DType()), ConvertDType(sumGYhat, o.gamma.DType())
@@ -83,22 +85,13 @@ func (o *bnOutBackward) build() {
 	o.c = Mul(o.a, Sub(Mul(o.mean, k), DivScalar(sumG, o.n)))
 }
 
-// gated is gp where ReLU6 let the value through (0 < y·scale + shift < 6), y's dtype.
-func (o *bnOutBackward) gated() *Node {
-	view, acc := channelView{x: o.y}, o.mean.DType()
-	pre := Add(Mul(ConvertDType(o.y, acc), view.broadcast(o.scale)), view.broadcast(o.shift))
-	inside := LogicalAnd(GreaterThan(pre, ZerosLike(pre)), LessThan(pre, MulScalar(OnesLike(pre), 6)))
-	gp := ConvertDType(o.gp, o.y.DType())
-	return Where(inside, gp, ZerosLike(gp))
-}
-
 // dy is the layer's output gradient as graph operations: what the dx kernel makes as it loads, for the layers
 // and backends that run no such kernel (the pure-Go backend in the tests).
 func (o *bnOutBackward) dy() *Node {
 	o.build()
 	view, acc := channelView{x: o.y}, o.mean.DType()
 	bc := view.broadcast
-	dy := Add(Add(Mul(bc(o.a), ConvertDType(o.gated(), acc)), Mul(bc(o.b), ConvertDType(o.y, acc))), bc(o.c))
+	dy := Add(Add(Mul(bc(o.a), ConvertDType(o.g, acc)), Mul(bc(o.b), ConvertDType(o.y, acc))), bc(o.c))
 	return ConvertDType(dy, o.y.DType())
 }
 

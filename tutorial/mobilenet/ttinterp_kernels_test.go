@@ -303,17 +303,24 @@ func ttInputKernelGradOut(t *testing.T, g dwGeometry, k triton.Kernel) {
 	ttCheckInputKernelGrad(t, g, k, d, gp, d.k, d.x, d.scale, d.shift, y, scale2, shift2, a, b, c)
 }
 
-// TestTTInterpInputKernelGradOut: the merged kernel with dy made as it loads (dwRowsInputKernelGradOut), with
-// the default tile, tiles that unroll, take one or three rows a program and narrow strips, and rowTileTable's
-// tiles for the merged kernel (which it takes too); in bfloat16 too.
-func TestTTInterpInputKernelGradOut(t *testing.T) {
-	tiles := []RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2}}
+// withMergedTableTiles is tiles and each of rowTileTable's tiles for the merged dx + dK kernel, with the loop
+// settings FastestDepthwise gives them.
+func withMergedTableTiles(tiles []RowTile) []RowTile {
+	loop := FastestDepthwise().RowTile
 	for site, tile := range rowTileTable {
-		tile.Unroll = FastestDepthwise().RowTile.Unroll
+		tile.Unroll, tile.CarrySums = loop.Unroll, loop.CarrySums
 		if site.kind == rowsInputKernelGrad && !slices.Contains(tiles, tile) {
 			tiles = append(tiles, tile)
 		}
 	}
+	return tiles
+}
+
+// TestTTInterpInputKernelGradOut: the merged kernel with dy made as it loads (dwRowsInputKernelGradOut), with
+// the default tile, tiles that unroll, take one or three rows a program and narrow strips, and rowTileTable's
+// tiles for the merged kernel (which it takes too); in bfloat16 too.
+func TestTTInterpInputKernelGradOut(t *testing.T) {
+	tiles := withMergedTableTiles([]RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2}})
 	for _, g := range ttGeometries("f32", true) {
 		for _, tile := range tiles {
 			name := fmt.Sprintf("%s/%dx%dr%dp%du%d", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll)
@@ -330,14 +337,8 @@ func TestTTInterpInputKernelGradOut(t *testing.T) {
 // carried sums (which this kernel ignores), and each of rowTileTable's tiles for this kernel with the loop settings
 // FastestDepthwise gives them; in bfloat16 too.
 func TestTTInterpInputKernelGrad(t *testing.T) {
-	tiles := []RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2},
-		{Channels: 8, Width: 32, Rows: 1, PerThread: 1}, {CarrySums: true, Unroll: 2}}
-	for site, tile := range rowTileTable {
-		tile.Unroll, tile.CarrySums = FastestDepthwise().RowTile.Unroll, FastestDepthwise().RowTile.CarrySums
-		if site.kind == rowsInputKernelGrad && !slices.Contains(tiles, tile) {
-			tiles = append(tiles, tile)
-		}
-	}
+	tiles := withMergedTableTiles([]RowTile{{}, {Unroll: 2}, {Unroll: 3, Rows: 4}, {Channels: 16, Width: 8, Rows: 3, PerThread: 2},
+		{Channels: 8, Width: 32, Rows: 1, PerThread: 1}, {CarrySums: true, Unroll: 2}})
 	for _, g := range ttGeometries("f32", true) {
 		for _, tile := range tiles {
 			name := fmt.Sprintf("%s/%dx%dr%dp%du%dc%t", g, tile.Width, tile.Channels, tile.Rows, tile.PerThread, tile.Unroll, tile.CarrySums)
