@@ -24,6 +24,10 @@ import (
 // still take one reduction over y and gp. As in depthwise_bn.go, identities carry the gradients: ReLU6's output
 // records gp, γ and β return dγ and dβ, and what GoMLX differentiates in between — dy — is never used once the
 // dx kernel (or, off the GPU, the same formulas as graph operations) takes gp instead; XLA drops it.
+//
+// It stays an experiment: measured, it is slower than the pass it removes (README, "Formulations that lost"). The
+// dx kernel loads each dy row as three column-shifted tiles, so it makes dy three times from six loads, and it
+// holds five more per-channel tiles in a loop already short of registers, where XLA's pass ran at memory speed.
 
 // bnOutBackward is the hand-written backward pass of one batch norm and ReLU6 after a depthwise layer.
 type bnOutBackward struct {

@@ -5,7 +5,8 @@
 # entry (chosen by run61 without that loop) on six layers: 81 µs a step at 128. forward-tiles.patch makes those the
 # table's forward entries. gpu/trainopt.xz = HEAD + the patch, gpu/trainopt-old.xz = HEAD (README: how to build).
 # Then a second sweep round for the merged and forward kernels, combining run69's winners (16 rows, 8 columns,
-# two values a thread, 64 channels), and PyTorch's step 11 in the same call if 240 s are left.
+# two values a thread, 64 channels). PyTorch's step 11 after the ladder pairs if 300 s are left (session 28: the claims
+# before the sweep), and last a profile of run73's epilogue, which lost without one.
 RUN=72 LIMIT=${LIMIT:-560}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
@@ -16,6 +17,7 @@ BIN=$OLD profkeep old "$F"
 profkeep new "$F"
 BIN=$OLD v old-512 512 "$F"; v new-512 512 "$F"
 v new-128 128 "$F"; BIN=$OLD v old-128 128 "$F"
+[ $(( LIMIT - SECONDS )) -ge 300 ] && torch11 128,256,512 || log "torch skipped (time)" # run73's took 278 s
 profkeep r16w8 "$L,dw-row-rows=16,dw-row-width=8"
 profkeep r16pt2 "$L,dw-row-rows=16,dw-row-per-thread=2"
 profkeep r16c64 "$L,dw-row-rows=16,dw-row-channels=64"
@@ -24,5 +26,5 @@ profkeep w8pt2 "$L,dw-row-width=8,dw-row-per-thread=2"
 profkeep r16w8pt2 "$L,dw-row-rows=16,dw-row-width=8,dw-row-per-thread=2"
 profkeep r32 "$L,dw-row-rows=32"
 profkeep c64pt2 "$L,dw-row-channels=64,dw-row-per-thread=2"
-[ $(( LIMIT - SECONDS )) -ge 240 ] && torch11 128,256,512 || log "torch skipped (time)"
+profkeep epi "$F,dw-epilogue=bn-relu6-backward" # why run73's epilogue lost: the merged kernel's time beside prof-new's
 log "end"
