@@ -48,15 +48,10 @@ type bnBackward struct {
 // reads the activation too would be lost), so bnReLU6 uses it only where the caller says so.
 func (f *forward) bnReLU6Backward(z *Node, i int) (*Node, *bnBackward) {
 	back := &bnBackward{z: z}
-	grad := func(which int) func(_, v *Node) *Node {
-		return func(_, v *Node) *Node {
-			if back.dy == nil {
-				return v
-			}
-			back.build()
-			return []*Node{back.dz, back.dGamma, back.dBeta}[which]
-		}
-	}
+	grad := handWrittenGradient(func() bool { return back.dy != nil }, func() []*Node {
+		back.build()
+		return []*Node{back.dz, back.dGamma, back.dBeta}
+	})
 	p := f.pass.Params
 	bn := f.batchNormWith(IdentityWithCustomGradient(z, grad(0)), i,
 		IdentityWithCustomGradient(p[i], grad(1)), IdentityWithCustomGradient(p[i+1], grad(2)))
@@ -64,6 +59,21 @@ func (f *forward) bnReLU6Backward(z *Node, i int) (*Node, *bnBackward) {
 	x := f.relu6(bn.y)
 	markBNReLU6(x, z, bn.scale, bn.shift, back)
 	return x, back
+}
+
+// handWrittenGradient gives the gradients of the identities that a hand-written backward pass hides its inputs
+// behind: grad(which) is autodiff's own gradient v until ready() says the reverse pass has reached the values the
+// hand-written pass needs (a depthwise layer that never attached leaves it false), then the which-th of results().
+// Every identity calls results(), so the build it makes must return early once made (bnBackward.build does).
+func handWrittenGradient(ready func() bool, results func() []*Node) func(which int) func(_, v *Node) *Node {
+	return func(which int) func(_, v *Node) *Node {
+		return func(_, v *Node) *Node {
+			if !ready() {
+				return v
+			}
+			return results()[which]
+		}
+	}
 }
 
 // attach records the depthwise layer reading the batch norm's output and returns its output y through the

@@ -51,15 +51,10 @@ func (f *forward) bnReLU6AfterDepthwise(y *Node, i int) *Node {
 		return f.relu6(f.batchNorm(y, i))
 	}
 	out := &bnOutBackward{y: y}
-	grad := func(which int) func(_, v *Node) *Node {
-		return func(_, v *Node) *Node {
-			if out.gp == nil {
-				return v
-			}
-			out.build()
-			return []*Node{out.dGamma, out.dBeta}[which]
-		}
-	}
+	grad := handWrittenGradient(func() bool { return out.gp != nil }, func() []*Node {
+		out.build()
+		return []*Node{out.dGamma, out.dBeta}
+	})
 	p := f.pass.Params
 	bn := f.batchNormWith(y, i, IdentityWithCustomGradient(p[i], grad(0)), IdentityWithCustomGradient(p[i+1], grad(1)))
 	acc := bn.mean.DType()

@@ -36,15 +36,10 @@ func (f *forward) expansion(x *Node, i int) *Node {
 	}
 	e := &expandBackward{x: x, kernel: f.pass.Params[i], tile: f.m.ExpandGradTile}
 	var back *bnBackward
-	grad := func(which int) func(_, v *Node) *Node {
-		return func(_, v *Node) *Node {
-			if back.dy == nil {
-				return v
-			}
-			back.buildExpand()
-			return []*Node{e.dx, e.dW}[which]
-		}
-	}
+	grad := handWrittenGradient(func() bool { return back.dy != nil }, func() []*Node {
+		back.buildExpand()
+		return []*Node{e.dx, e.dW}
+	})
 	xIn := IdentityWithCustomGradient(x, grad(0))
 	kernel := IdentityWithCustomGradient(f.pass.Params[i], grad(1))
 	y, back := f.bnReLU6Backward(f.pointwiseWith(xIn, ConvertDType(kernel, f.pass.Compute)), i+1)
