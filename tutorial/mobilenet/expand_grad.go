@@ -7,7 +7,8 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 )
 
-// A block's expansion (1×1 convolution, batch norm, ReLU6) with its backward pass fused (-model expand-grad=fused).
+// A block's expansion (1×1 convolution, batch norm, ReLU6) with a hand-written backward pass (-model
+// expand-grad=fused or distributed).
 //
 // With dw-prologue=bn-relu6-backward, batch norm's backward pass already starts in the depthwise dx kernel, which
 // gates dx into g and sums it; what is left is dz = γ/σ·(g − Σg/n − x̂·Σ(g·x̂)/n), which XLA writes in a pass of
@@ -17,24 +18,50 @@ import (
 //
 //	A = γ/σ,   B = −γ/σ · Σ(g·x̂)/(n·σ),   C = γ/σ · (μ·Σ(g·x̂)/(n·σ) − Σg/n),
 //
-// so the kernel of expand_grad_ttir.go can make it from g and z as it loads them and feed it to both products.
+// so dz need never be written. Two ways not to:
+//
+//   - fused: the kernel of expand_grad_ttir.go makes dz from g and z as it loads them and feeds it to both products
+//     (run62–run64: right, but slower — its tiles of g, z and dz hold 206–255 registers a thread).
+//   - distributed: each product is linear in dz, so it splits over the three terms into products XLA already
+//     runs well (cuBLAS GEMMs), with A and B folded into copies of the small kernel:
+//
+//     dx = g·(W·diag A)ᵀ + z·(W·diag B)ᵀ + (W·C)ᵀ,   dW = (xᵀ·g)·diag A + (xᵀ·z)·diag B + (Σx)ᵀ·C.
+//
+//     Reading the expansion's output-sized tensors (E): XLA's way reads g and z and writes dz (3E), then reads dz
+//     for each product (2E); this way reads g and z for each product (4E), at the price of reading x a third time
+//     and adding two GEMM outputs, tensors a sixth of E at MobileNetV2's expansion of 6.
+//
 // As with bnBackward, identities carry the gradients: x and W go through IdentityWithCustomGradient before the
-// convolution, and their gradients are the fused ones once the depthwise layer has recorded dy; z's gradient is
-// then zero, and what autodiff builds from it — the convolution's own backward pass — is dropped by XLA.
+// convolution, and their gradients are the hand-written ones once the depthwise layer has recorded dy; z's
+// gradient is then zero, and what autodiff builds from it — the convolution's own backward pass — is dropped by
+// XLA.
+
+// ExpandGradForm names how an expansion's backward pass is made (Config.ExpandGrad).
+type ExpandGradForm int
+
+const (
+	// ExpandGradXLA is autodiff's: batch norm's dz written, then the convolution's backward pass reading it.
+	ExpandGradXLA ExpandGradForm = iota
+	// ExpandGradFused is one Triton kernel making dz as it loads g and z (expand_grad_ttir.go).
+	ExpandGradFused
+	// ExpandGradDistributed is the products split over dz's three terms: matrix products over g and z.
+	ExpandGradDistributed
+)
 
 // expandBackward is what the fused backward pass needs of the expansion: its input and its kernel parameter.
 type expandBackward struct {
 	x, kernel *Node // [N, H, W, K] in the compute dtype; the parameter [1, 1, K, C] (float32 master)
+	form      ExpandGradForm
 	tile      ExpandGradTile
 	dx, dW    *Node // built once
 }
 
 // expansion is a block's expansion, 1×1 convolution with kernel i, then batch norm (i+1) and ReLU6.
 func (f *forward) expansion(x *Node, i int) *Node {
-	if !f.fusesExpansion(x.Shape().Dim(3), f.m.Params[i].Shape[3]) {
+	if !f.handWritesExpansion(x.Shape().Dim(3), f.m.Params[i].Shape[3]) {
 		return f.bnReLU6(f.pointwise(x, i), i+1, true)
 	}
-	e := &expandBackward{x: x, kernel: f.pass.Params[i], tile: f.m.ExpandGradTile}
+	e := &expandBackward{x: x, kernel: f.pass.Params[i], form: f.m.ExpandGrad, tile: f.m.ExpandGradTile}
 	var back *bnBackward
 	grad := handWrittenGradient(func() bool { return back.dy != nil }, func() []*Node {
 		back.buildExpand()
@@ -47,15 +74,26 @@ func (f *forward) expansion(x *Node, i int) *Node {
 	return y
 }
 
-// fusesExpansion says whether an expansion of k to c channels gets the fused backward pass: with expand-grad=fused
-// in training, behind the hand-written batch-norm backward pass it starts from, and within the kernel's limits
-// (the wider expansions of the 14×14 and 7×7 layers keep XLA's; their passes are the smaller ones).
-func (f *forward) fusesExpansion(k, c int) bool {
-	return f.m.FusedExpandGrad && f.pass.Train && f.m.Depthwise.Prologue == PrologueBNReLU6Backward && expandGradFits(k, c)
+// handWritesExpansion says whether an expansion of k to c channels gets a hand-written backward pass: with
+// expand-grad=fused or distributed in training, behind the hand-written batch-norm backward pass it starts from;
+// the fused one within its kernel's limits (the wider expansions of the 14×14 and 7×7 layers keep XLA's; their
+// passes are the smaller ones).
+func (f *forward) handWritesExpansion(k, c int) bool {
+	if !f.pass.Train || f.m.Depthwise.Prologue != PrologueBNReLU6Backward {
+		return false
+	}
+	switch f.m.ExpandGrad {
+	case ExpandGradFused:
+		return expandGradFits(k, c)
+	case ExpandGradDistributed:
+		return true
+	}
+	return false
 }
 
-// buildExpand makes the expansion's dx and dW from dy: by the fused kernel where the depthwise layer's dx is a
-// Triton kernel (a CUDA GPU), else by graph operations with the same formulas.
+// buildExpand makes the expansion's dx and dW from dy: distributed over g and z (expand-grad=distributed), or
+// fused — by the kernel where the depthwise layer's dx is a Triton kernel (a CUDA GPU), else by graph operations
+// with the same formulas.
 func (b *bnBackward) buildExpand() {
 	e := b.expand
 	if e.dx != nil {
@@ -69,6 +107,10 @@ func (b *bnBackward) buildExpand() {
 	a, bz, c := inv, Neg(Mul(inv, t)), Mul(inv, Sub(Mul(b.mean, t), DivScalar(sumG, b.n)))
 	k, ch := e.x.Shape().Dim(3), b.z.Shape().Dim(3)
 	p := e.x.Shape().Size() / k
+	if e.form == ExpandGradDistributed {
+		e.dx, e.dW = distributedExpandGrad(e.x, e.kernel, g, b.z, a, bz, c)
+		return
+	}
 	w := ConvertDType(Reshape(e.kernel, k, ch), e.x.DType())
 	if b.layer.form.Input == InputGradTriton {
 		tl := newExpandGradTiling(p, k, ch, e.tile)
@@ -87,4 +129,31 @@ func (b *bnBackward) buildExpand() {
 	e.dx = Reshape(MatMul(rows, Transpose(w, 0, 1)), e.x.Shape().Dimensions...)
 	dW := MatMul(Transpose(ConvertDType(Reshape(e.x, p, k), acc), 0, 1), ConvertDType(rows, acc))
 	e.dW = ConvertDType(Reshape(dW, e.kernel.Shape().Dimensions...), e.kernel.DType())
+}
+
+// distributedExpandGrad is the 1×1 convolution's dx and dW for dz = a·g + b·z + c per channel, without dz: x
+// [N, H, W, K] and g, z [N, H, W, C] in the compute dtype, the kernel parameter [1, 1, K, C], a, b, c [C] in the
+// accumulation dtype. The big products read g and z in the compute dtype with float32 accumulation, as the
+// convolution they replace does; the per-channel factors go into copies of the kernel (K·C values), dW's products
+// come out in the accumulation dtype (they are small) and dx's two are added there before its one rounding.
+func distributedExpandGrad(x, kernel, g, z, a, b, c *Node) (dx, dW *Node) {
+	k, ch, acc := x.Shape().Dim(3), z.Shape().Dim(3), a.DType()
+	p := x.Shape().Size() / k
+	rows := func(v *Node, n int) *Node { return Reshape(ConvertDType(v, x.DType()), p, n) }
+	rx, rg, rz := rows(x, k), rows(g, ch), rows(z, ch)
+	w := ConvertDType(Reshape(kernel, k, ch), acc)
+	scaled := func(s *Node) *Node { return ConvertDType(Mul(w, ExpandAxes(s, 0)), x.DType()) } // W·diag(s), [K, C]
+	overC := func(v, ws *Node) *Node {                                                         // v·wsᵀ, [P, K], in the accumulation dtype
+		return ConvertDType(Dot(v, ws).General([]int{1}, nil, []int{1}, nil), acc)
+	}
+	wc := Dot(w, c).Product() // W·c, [K]
+	sum := Add(Add(overC(rg, scaled(a)), overC(rz, scaled(b))), ExpandAxes(wc, 0))
+	dx = Reshape(ConvertDType(sum, x.DType()), x.Shape().Dimensions...)
+	overP := func(v *Node) *Node { // xᵀ·v, [K, C], in the accumulation dtype
+		return Dot(rx, v).WithOutputDType(acc).General([]int{0}, nil, []int{0}, nil)
+	}
+	sumX := ReduceSum(ConvertDType(rx, acc), 0) // Σx over the pixels, [K]
+	row := func(s *Node) *Node { return ExpandAxes(s, 0) }
+	d := Add(Add(Mul(overP(rg), row(a)), Mul(overP(rz), row(b))), Mul(ExpandAxes(sumX, 1), row(c)))
+	return dx, ConvertDType(Reshape(d, kernel.Shape().Dimensions...), kernel.DType())
 }

@@ -62,9 +62,12 @@ var formulationKeys = []formulationKey{
 	{name: "stem", values: stemNames,
 		get: func(c Config) string { return c.Stem.String() },
 		set: func(c *Config, v string) error { c.Stem = StemForm(slices.Index(stemNames, v)); return nil }},
-	{name: "expand-grad", values: []string{"xla", "fused"},
-		get: func(c Config) string { return pick(c.FusedExpandGrad, "fused", "xla") },
-		set: func(c *Config, v string) error { c.FusedExpandGrad = v == "fused"; return nil }},
+	{name: "expand-grad", values: expandGradNames,
+		get: func(c Config) string { return c.ExpandGrad.String() },
+		set: func(c *Config, v string) error {
+			c.ExpandGrad = ExpandGradForm(slices.Index(expandGradNames, v))
+			return nil
+		}},
 	expandTileKey("expand-grad-pixels", 16, 128, func(t *ExpandGradTile) *int { return &t.Pixels }),
 	expandTileKey("expand-grad-warps", 1, 8, func(t *ExpandGradTile) *int { return &t.Warps }),
 	{name: "pointwise", values: []string{"conv", "dot"},
@@ -81,6 +84,7 @@ var (
 	tilingNames     = []string{"gather", "rows"}
 	stemNames       = []string{"conv", "patches", "space-to-depth"} // StemForm's values in order
 	sumsNames       = []string{"separate", "joint", "triton"}       // BNSums's values in order
+	expandGradNames = []string{"xla", "fused", "distributed"}       // ExpandGradForm's values in order
 )
 
 // depthwiseKey is the setting of one of DepthwiseForm's enums, whose values are the indices of names.
@@ -130,6 +134,7 @@ func (p Epilogue) String() string       { return enumName(epilogueNames, int(p))
 func (t Tiling) String() string         { return enumName(tilingNames, int(t)) }
 func (s StemForm) String() string       { return enumName(stemNames, int(s)) }
 func (s BNSums) String() string         { return enumName(sumsNames, int(s)) }
+func (e ExpandGradForm) String() string { return enumName(expandGradNames, int(e)) }
 
 func enumName(names []string, i int) string {
 	if i < 0 || i >= len(names) {
@@ -213,13 +218,13 @@ func (c *Config) SetFormulation(text string) error {
 		return fmt.Errorf("model formulation %q: dw-epilogue=%s makes dy in the dx row kernel that also makes dK, so "+
 			"it needs dw-kernel-grad=in-dx", text, d.Epilogue)
 	}
-	if c.ExpandGradTile != (ExpandGradTile{}) && !c.FusedExpandGrad {
+	if c.ExpandGradTile != (ExpandGradTile{}) && c.ExpandGrad != ExpandGradFused {
 		return fmt.Errorf("model formulation %q: expand-grad-pixels and expand-grad-warps are the tile of "+
 			"expand-grad=fused, so they need it", text)
 	}
-	if c.FusedExpandGrad && d.Prologue != PrologueBNReLU6Backward {
-		return fmt.Errorf("model formulation %q: expand-grad=fused starts from the gradient that "+
-			"dw-prologue=bn-relu6-backward makes, so it needs it", text)
+	if c.ExpandGrad != ExpandGradXLA && d.Prologue != PrologueBNReLU6Backward {
+		return fmt.Errorf("model formulation %q: expand-grad=%s starts from the gradient that "+
+			"dw-prologue=bn-relu6-backward makes, so it needs it", text, c.ExpandGrad)
 	}
 	if d.Prologue == PrologueBNReLU6Backward && d.Input != InputGradTriton {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s starts batch norm's backward pass in the Triton "+

@@ -30,7 +30,10 @@ func TestWholeModelGradient(t *testing.T) {
 		{ReductionRow: 64, MaskedReLU6: true, Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward}},
 		// and the expansions' backward pass fused behind it (expand_grad.go), with dK taken where the dx kernel
 		// would make it (dw-kernel-grad=in-dx; here its graph formula)
-		{ReductionRow: 64, MaskedReLU6: true, FusedExpandGrad: true,
+		{ReductionRow: 64, MaskedReLU6: true, ExpandGrad: ExpandGradFused,
+			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx}},
+		// and the expansions' products split over dz's three terms instead (expand-grad=distributed)
+		{ReductionRow: 64, MaskedReLU6: true, ExpandGrad: ExpandGradDistributed,
 			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx}},
 		// and the backward pass of the batch norm after each depthwise layer made where dx is made
 		// (depthwise_bn_out.go; here dy from its graph formula)

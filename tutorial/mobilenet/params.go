@@ -55,18 +55,19 @@ type Config struct {
 	// convolutions) as matrix products over the channel axis (forward.go) instead of convolutions: the same numbers
 	// up to summation order, GEMMs instead of cuDNN calls on a GPU.
 	PointwiseDot bool
-	// FusedExpandGrad computes each block's expansion backward pass — batch norm's dz and both products of the 1×1
-	// convolution — in one Triton kernel that never writes dz (expand_grad.go; -model expand-grad=fused). It needs
-	// Depthwise.Prologue = PrologueBNReLU6Backward, which makes the gradient the kernel starts from; without a
-	// CUDA GPU the same formulas run as graph operations.
-	FusedExpandGrad bool
+	// ExpandGrad is how each block's expansion backward pass — batch norm's dz and both products of the 1×1
+	// convolution — is made (expand_grad.go; -model expand-grad=…): by XLA from autodiff (the zero value), in one
+	// Triton kernel that never writes dz (ExpandGradFused), or as products over g and z that never make dz
+	// (ExpandGradDistributed). Both need Depthwise.Prologue = PrologueBNReLU6Backward, which makes the gradient
+	// they start from; without a CUDA GPU the fused form runs its formulas as graph operations.
+	ExpandGrad ExpandGradForm
 	// ExpandGradTile is the fused kernel's tile; a zero field takes the default (expand_grad_ttir.go). It is an
 	// experiment's lever on the kernel's registers and occupancy (-model expand-grad-pixels=32,
 	// expand-grad-warps=8); the README says what each setting measured.
 	ExpandGradTile ExpandGradTile
 }
 
-// ExpandGradTile is how the fused expansion kernel (FusedExpandGrad) covers a layer.
+// ExpandGradTile is how the fused expansion kernel (ExpandGradFused) covers a layer.
 type ExpandGradTile struct {
 	Pixels int // pixels a tile, a power of two from 16 to 128 (default 64)
 	Warps  int // warps a program, a power of two from 1 to 8 (default 4)
