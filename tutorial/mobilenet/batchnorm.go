@@ -1,6 +1,8 @@
 package mobilenet
 
 import (
+	"sync/atomic"
+
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
 	. "github.com/gomlx/gomlx/core/graph"
 )
@@ -52,10 +54,11 @@ func (f *forward) batchNormWith(x *Node, i int, gamma, beta *Node) bnParts {
 		} else {
 			sum, sumSq = v.sum(xf), v.sum(Square(xf))
 		}
-		// A kernel's sums stand in for the reductions above, which stay in the graph for their gradient while XLA
-		// drops their computation: the depthwise kernel summed y and y² as it wrote y (-model
-		// dw-forward=triton-stats), or else, with -model bn-sums=triton, a kernel of their own reads x once.
-		s, s2, ok := tritonSums(x)
+		// Sums made elsewhere stand in for the reductions above, which stay in the graph for their gradient while
+		// XLA drops their computation: the depthwise kernel summed y and y² as it wrote y (-model
+		// dw-forward=triton-stats), a widening 1×1 convolution's input gave them (bn-sums=gram), or else, with
+		// -model bn-sums=triton, a kernel of their own reads x once.
+		s, s2, ok := storedSums(x)
 		if !ok && f.m.Sums == SumsTriton {
 			s, s2 = bnSumsTriton(x)
 			ok = true
@@ -63,6 +66,7 @@ func (f *forward) batchNormWith(x *Node, i int, gamma, beta *Node) bnParts {
 		if ok {
 			triton.Replace(sum, s)
 			triton.Replace(sumSq, s2)
+			sumsStoodIn.Add(1)
 		}
 		mean = DivScalar(sum, n)
 		variance = MaxScalar(Sub(DivScalar(sumSq, n), Square(mean)), 0)
@@ -159,3 +163,7 @@ func (v channelView) broadcast(p *Node) *Node {
 	tiled := Reshape(BroadcastToDims(Reshape(p, 1, c), k, c), 1, k*c)
 	return Reshape(BroadcastToDims(tiled, rows/k, k*c), dims...)
 }
+
+// sumsStoodIn counts the batch norms whose forward sums came from elsewhere than their own reductions (storedSums,
+// bn-sums=triton): tests use it to prove that a path was taken.
+var sumsStoodIn atomic.Int64

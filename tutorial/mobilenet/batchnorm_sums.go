@@ -17,6 +17,7 @@ const (
 	SumsSeparate BNSums = iota // two reductions, split and fused as XLA decides
 	SumsJoint                  // partial sums per group of rows by hand, one second stage for both (batchnorm.go)
 	SumsTriton                 // a Triton kernel that reads x once (below); XLA on a CUDA GPU only
+	SumsGram                   // after a widening 1×1 convolution, from its input's Gram matrix (batchnorm_gram.go)
 )
 
 // Batch norm's forward sums by a Triton kernel (-model bn-sums=triton), an experiment: on the H100 its first form

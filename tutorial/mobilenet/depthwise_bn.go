@@ -53,7 +53,7 @@ func (f *forward) bnReLU6Backward(z *Node, i int) (*Node, *bnBackward) {
 		return []*Node{back.dz, back.dGamma, back.dBeta}
 	})
 	p := f.pass.Params
-	bn := f.batchNormWith(IdentityWithCustomGradient(z, grad(0)), i,
+	bn := f.batchNormWith(carrySums(z, IdentityWithCustomGradient(z, grad(0))), i,
 		IdentityWithCustomGradient(p[i], grad(1)), IdentityWithCustomGradient(p[i+1], grad(2)))
 	back.gamma, back.mean, back.std, back.n = p[i], bn.mean, bn.std, bn.n
 	x := f.relu6(bn.y)

@@ -114,13 +114,14 @@ func storeSums(y *Node, sums [2]*Node) {
 	runtime.AddCleanup(y, func(k weak.Pointer[Node]) { bnSums.Delete(k) }, key)
 }
 
-// bnSums maps a depthwise output computed by the stats kernel (weak.Pointer[Node]) to its batch-norm sums
-// [2]*Node{Σy, Σy²}, each [1, C] float32; batchNorm takes them instead of reducing y again.
+// bnSums maps a node whose batch-norm sums were made with it (weak.Pointer[Node]) — a depthwise output computed by
+// the stats kernel, a widening 1×1 convolution's output (batchnorm_gram.go) — to [2]*Node{Σy, Σy²}, each [C] float32;
+// batchNorm takes them instead of reducing y again.
 var bnSums sync.Map
 
 // tritonSums returns the sums of x and x² over batch and space that the depthwise stats kernel wrote with x, as
 // [C] float32 nodes, or ok false when x did not come from it.
-func tritonSums(x *Node) (sum, sumSq *Node, ok bool) {
+func storedSums(x *Node) (sum, sumSq *Node, ok bool) {
 	v, found := bnSums.Load(weak.Make(x))
 	if !found {
 		return nil, nil, false

@@ -82,9 +82,9 @@ var (
 	prologueNames   = []string{"none", "bn-relu6", "bn-relu6-backward"}
 	epilogueNames   = []string{"none", "bn-relu6-backward"}
 	tilingNames     = []string{"gather", "rows"}
-	stemNames       = []string{"conv", "patches", "space-to-depth"} // StemForm's values in order
-	sumsNames       = []string{"separate", "joint", "triton"}       // BNSums's values in order
-	expandGradNames = []string{"xla", "fused", "distributed"}       // ExpandGradForm's values in order
+	stemNames       = []string{"conv", "patches", "space-to-depth"}   // StemForm's values in order
+	sumsNames       = []string{"separate", "joint", "triton", "gram"} // BNSums's values in order
+	expandGradNames = []string{"xla", "fused", "distributed"}         // ExpandGradForm's values in order
 )
 
 // depthwiseKey is the setting of one of DepthwiseForm's enums, whose values are the indices of names.

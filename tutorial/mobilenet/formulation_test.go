@@ -21,6 +21,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Tiling: TilingRows, RowTile: RowTile{PerLayer: true, Unroll: 2}}},
 		{ExpandGrad: ExpandGradFused, Depthwise: DepthwiseForm{Input: InputGradTriton, Forward: ForwardTriton, Prologue: PrologueBNReLU6Backward}},
 		{ExpandGrad: ExpandGradDistributed, Depthwise: FastestDepthwise()},
+		{Sums: SumsGram, ReductionRow: 256, Depthwise: FastestDepthwise()},
 		{ExpandGrad: ExpandGradFused, ExpandGradTile: ExpandGradTile{Pixels: 32, Warps: 8},
 			Depthwise: DepthwiseForm{Input: InputGradTriton, Forward: ForwardTriton, Prologue: PrologueBNReLU6Backward}},
 		{Depthwise: DepthwiseForm{Forward: ForwardTritonStats, Input: InputGradTriton, Kernel: KernelGradInDx,

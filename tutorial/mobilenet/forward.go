@@ -83,10 +83,17 @@ func convolve(x, kernel *Node, stride int) *Node {
 func (f *forward) pointwise(x *Node, i int) *Node { return f.pointwiseWith(x, f.kernel(i)) }
 
 func (f *forward) pointwiseWith(x, kernel *Node) *Node {
+	var z *Node
 	if !f.m.PointwiseDot {
-		return convolve(x, kernel, 1)
+		z = convolve(x, kernel, 1)
+	} else {
+		z = pointwiseDot(x, kernel)
 	}
-	return pointwiseDot(x, kernel)
+	if f.widensWithGramSums(x, kernel) {
+		s, s2 := gramSums(x, kernel)
+		storeSums(z, [2]*Node{s, s2})
+	}
+	return z
 }
 
 // excerpt: pointwise-dot

@@ -32,13 +32,16 @@ func TestWholeModelGradient(t *testing.T) {
 		// would make it (dw-kernel-grad=in-dx; here its graph formula)
 		{ReductionRow: 64, MaskedReLU6: true, ExpandGrad: ExpandGradFused,
 			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx}},
-		// and the expansions' products split over dz's three terms instead (expand-grad=distributed)
-		{ReductionRow: 64, MaskedReLU6: true, ExpandGrad: ExpandGradDistributed,
+		// and the expansions' products split over dz's three terms instead (expand-grad=distributed), with the batch
+		// norms' sums after the widening 1×1 convolutions from their input's Gram matrix (bn-sums=gram)
+		{ReductionRow: 64, MaskedReLU6: true, ExpandGrad: ExpandGradDistributed, Sums: SumsGram,
 			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx}},
 		// and the backward pass of the batch norm after each depthwise layer made where dx is made
 		// (depthwise_bn_out.go; here dy from its graph formula)
 		{ReductionRow: 64, MaskedReLU6: true,
 			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx, Epilogue: EpilogueBNReLU6Backward}},
+		// the Gram matrix's sums without the hand-written pass: autodiff differentiates the reductions they stand in for
+		{ReductionRow: 64, MaskedReLU6: true, Sums: SumsGram},
 	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
 		t.Run("formulation="+cfg.Formulation(),
@@ -88,8 +91,19 @@ func testWholeModelGradient(t *testing.T, cfg Config) {
 		}
 		return append(args, tensors.FromFlatDataAndDimensions(x, batch, size, size, 3), tensors.FromFlatDataAndDimensions(labels, batch))
 	}
-	before := dyMadeInDx.Load()
+	before, stoodIn := dyMadeInDx.Load(), sumsStoodIn.Load()
 	outs := exec.MustCall(args()...)
+	if cfg.Sums == SumsGram { // every widening 1×1 convolution's batch norm took its sums from the Gram matrix
+		widening := 0
+		for _, p := range m.Params {
+			if s := p.Shape; len(s) == 4 && s[0] == 1 && s[1] == 1 && s[2] < s[3] {
+				widening++
+			}
+		}
+		if got := sumsStoodIn.Load() - stoodIn; got != int64(widening) {
+			t.Errorf("%d batch norms took stored sums, want the %d after widening 1×1 convolutions", got, widening)
+		}
+	}
 	// Every depthwise layer whose dx kernel starts the backward pass of the batch norm before it: those after an
 	// expansion, and the first where the stem's activation feeds nothing else (no residual).
 	want := 0

@@ -33,7 +33,9 @@ type Config struct {
 	// Sums selects how batch norm computes its two forward sums (Σx, Σx²) in training (batchnorm.go): SumsSeparate
 	// (the zero value) leaves both reductions to XLA; SumsJoint splits them by hand into partial sums per group
 	// of rows and one second stage for both; SumsTriton takes them from a Triton kernel (batchnorm_sums.go, XLA
-	// on a CUDA GPU only). The same numbers up to summation order.
+	// on a CUDA GPU only); SumsGram, after the widening 1×1 convolutions only, from the Gram matrix of their input
+	// (batchnorm_gram.go; the others as SumsSeparate). The same numbers up to summation order (and, for SumsGram,
+	// the rounding of the convolution's output).
 	Sums BNSums
 	// Depthwise selects how the depthwise convolutions and their gradients are computed (depthwise.go); the zero
 	// value is three convolutions.
