@@ -53,7 +53,8 @@ type expandBackward struct {
 	x, kernel *Node // [N, H, W, K] in the compute dtype; the parameter [1, 1, K, C] (float32 master)
 	form      ExpandGradForm
 	tile      ExpandGradTile
-	dx, dW    *Node // built once
+	product   func(x, kernel *Node) *Node // the model's 1×1 convolution (forward.pointwiseProduct)
+	dx, dW    *Node                       // built once
 }
 
 // expansion is a block's expansion, 1×1 convolution with kernel i, then batch norm (i+1) and ReLU6.
@@ -61,7 +62,7 @@ func (f *forward) expansion(x *Node, i int) *Node {
 	if !f.handWritesExpansion(x.Shape().Dim(3), f.m.Params[i].Shape[3]) {
 		return f.bnReLU6(f.pointwise(x, i), i+1, true)
 	}
-	e := &expandBackward{x: x, kernel: f.pass.Params[i], form: f.m.ExpandGrad, tile: f.m.ExpandGradTile}
+	e := &expandBackward{x: x, kernel: f.pass.Params[i], form: f.m.ExpandGrad, tile: f.m.ExpandGradTile, product: f.pointwiseProduct}
 	var back *bnBackward
 	grad := handWrittenGradient(func() bool { return back.dy != nil }, func() []*Node {
 		back.buildExpand()
@@ -108,7 +109,7 @@ func (b *bnBackward) buildExpand() {
 	k, ch := e.x.Shape().Dim(3), b.z.Shape().Dim(3)
 	p := e.x.Shape().Size() / k
 	if e.form == ExpandGradDistributed {
-		e.dx, e.dW = distributedExpandGrad(e.x, e.kernel, g, b.z, a, bz, c)
+		e.dx, e.dW = distributedExpandGrad(e.x, e.kernel, g, b.z, a, bz, c, e.product)
 		return
 	}
 	w := ConvertDType(Reshape(e.kernel, k, ch), e.x.DType())
@@ -133,27 +134,29 @@ func (b *bnBackward) buildExpand() {
 
 // distributedExpandGrad is the 1×1 convolution's dx and dW for dz = a·g + b·z + c per channel, without dz: x
 // [N, H, W, K] and g, z [N, H, W, C] in the compute dtype, the kernel parameter [1, 1, K, C], a, b, c [C] in the
-// accumulation dtype. The big products read g and z in the compute dtype with float32 accumulation, as the
-// convolution they replace does; the per-channel factors go into copies of the kernel (K·C values), dW's products
-// come out in the accumulation dtype (they are small) and dx's two are added there before its one rounding.
-func distributedExpandGrad(x, kernel, g, z, a, b, c *Node) (dx, dW *Node) {
+// accumulation dtype; product is the model's 1×1 convolution. dx's two products are 1×1 convolutions of g and z by
+// the kernel transposed with a and b folded in (K·C values), in the model's form — the same cuDNN convolutions (or
+// GEMMs, with pointwise=dot) as the backward pass they replace — added in the accumulation dtype before dx's one
+// rounding. dW's products are GEMMs with float32 results: where z's mean is large beside its spread, xᵀz·diag b is
+// large and mostly cancelled by Σx·c, which a bfloat16 result (as a convolution's filter gradient would give) could
+// not survive (TestDistributedExpandGradBFloat16 puts z's mean at 10 times its spread).
+func distributedExpandGrad(x, kernel, g, z, a, b, c *Node, product func(x, kernel *Node) *Node) (dx, dW *Node) {
 	k, ch, acc := x.Shape().Dim(3), z.Shape().Dim(3), a.DType()
+	w := ConvertDType(Reshape(kernel, k, ch), acc)
+	transposed := func(s *Node) *Node { // (W·diag s)ᵀ as a 1×1 kernel [1, 1, C, K] in the compute dtype
+		return Reshape(ConvertDType(Transpose(Mul(w, ExpandAxes(s, 0)), 0, 1), x.DType()), 1, 1, ch, k)
+	}
+	times := func(v, s *Node) *Node { return ConvertDType(product(ConvertDType(v, x.DType()), transposed(s)), acc) }
+	wc := Reshape(Dot(w, c).Product(), 1, 1, 1, k) // W·c
+	dx = ConvertDType(Add(Add(times(g, a), times(z, b)), wc), x.DType())
 	p := x.Shape().Size() / k
 	rows := func(v *Node, n int) *Node { return Reshape(ConvertDType(v, x.DType()), p, n) }
-	rx, rg, rz := rows(x, k), rows(g, ch), rows(z, ch)
-	w := ConvertDType(Reshape(kernel, k, ch), acc)
-	scaled := func(s *Node) *Node { return ConvertDType(Mul(w, ExpandAxes(s, 0)), x.DType()) } // W·diag(s), [K, C]
-	overC := func(v, ws *Node) *Node {                                                         // v·wsᵀ, [P, K], in the accumulation dtype
-		return ConvertDType(Dot(v, ws).General([]int{1}, nil, []int{1}, nil), acc)
-	}
-	wc := Dot(w, c).Product() // W·c, [K]
-	sum := Add(Add(overC(rg, scaled(a)), overC(rz, scaled(b))), ExpandAxes(wc, 0))
-	dx = Reshape(ConvertDType(sum, x.DType()), x.Shape().Dimensions...)
+	rx := rows(x, k)
 	overP := func(v *Node) *Node { // xᵀ·v, [K, C], in the accumulation dtype
-		return Dot(rx, v).WithOutputDType(acc).General([]int{0}, nil, []int{0}, nil)
+		return Dot(rx, rows(v, ch)).WithOutputDType(acc).General([]int{0}, nil, []int{0}, nil)
 	}
 	sumX := ReduceSum(ConvertDType(rx, acc), 0) // Σx over the pixels, [K]
 	row := func(s *Node) *Node { return ExpandAxes(s, 0) }
-	d := Add(Add(Mul(overP(rg), row(a)), Mul(overP(rz), row(b))), Mul(ExpandAxes(sumX, 1), row(c)))
+	d := Add(Add(Mul(overP(g), row(a)), Mul(overP(z), row(b))), Mul(ExpandAxes(sumX, 1), row(c)))
 	return dx, ConvertDType(Reshape(d, kernel.Shape().Dimensions...), kernel.DType())
 }

@@ -83,17 +83,21 @@ func convolve(x, kernel *Node, stride int) *Node {
 func (f *forward) pointwise(x *Node, i int) *Node { return f.pointwiseWith(x, f.kernel(i)) }
 
 func (f *forward) pointwiseWith(x, kernel *Node) *Node {
-	var z *Node
-	if !f.m.PointwiseDot {
-		z = convolve(x, kernel, 1)
-	} else {
-		z = pointwiseDot(x, kernel)
-	}
+	z := f.pointwiseProduct(x, kernel)
 	if f.widensWithGramSums(x, kernel) {
 		s, s2 := gramSums(x, kernel)
 		storeSums(z, [2]*Node{s, s2})
 	}
 	return z
+}
+
+// pointwiseProduct is x times a 1×1 kernel [1, 1, Cin, Cout] in the form Config.PointwiseDot picks, with nothing
+// else attached (hand-written backward passes use it for their products).
+func (f *forward) pointwiseProduct(x, kernel *Node) *Node {
+	if !f.m.PointwiseDot {
+		return convolve(x, kernel, 1)
+	}
+	return pointwiseDot(x, kernel)
 }
 
 // excerpt: pointwise-dot
