@@ -23,13 +23,13 @@ import (
 //   - fused: the kernel of expand_grad_ttir.go makes dz from g and z as it loads them and feeds it to both products
 //     (run62–run64: right, but slower — its tiles of g, z and dz hold 206–255 registers a thread).
 //   - distributed: each product is linear in dz, so it splits over the three terms into products XLA already
-//     runs well (cuBLAS GEMMs), with A and B folded into copies of the small kernel:
+//     runs well (1×1 convolutions for dx, GEMMs for dW), with A and B folded into copies of the small kernel:
 //
 //     dx = g·(W·diag A)ᵀ + z·(W·diag B)ᵀ + (W·C)ᵀ,   dW = (xᵀ·g)·diag A + (xᵀ·z)·diag B + (Σx)ᵀ·C.
 //
 //     Reading the expansion's output-sized tensors (E): XLA's way reads g and z and writes dz (3E), then reads dz
 //     for each product (2E); this way reads g and z for each product (4E), at the price of reading x a third time
-//     and adding two GEMM outputs, tensors a sixth of E at MobileNetV2's expansion of 6.
+//     and adding two convolution outputs, tensors a sixth of E at MobileNetV2's expansion of 6.
 //
 // As with bnBackward, identities carry the gradients: x and W go through IdentityWithCustomGradient before the
 // convolution, and their gradients are the hand-written ones once the depthwise layer has recorded dy; z's
