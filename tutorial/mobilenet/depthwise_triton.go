@@ -107,7 +107,7 @@ func partialSums(part *Node) (a, b *Node) {
 	return Reshape(Slice(sums, AxisElem(0)), c), Reshape(Slice(sums, AxisElem(1)), c)
 }
 
-// storeSums records the batch-norm sums the stats kernel wrote with y (see bnSums).
+// storeSums records batch-norm sums of y made with it (see bnSums).
 func storeSums(y *Node, sums [2]*Node) {
 	key := weak.Make(y)
 	bnSums.Store(key, sums)
@@ -119,8 +119,8 @@ func storeSums(y *Node, sums [2]*Node) {
 // batchNorm takes them instead of reducing y again.
 var bnSums sync.Map
 
-// tritonSums returns the sums of x and x² over batch and space that the depthwise stats kernel wrote with x, as
-// [C] float32 nodes, or ok false when x did not come from it.
+// storedSums returns the sums of x and x² over batch and space stored with x (storeSums: by the depthwise stats
+// kernel that wrote x, or from a widening 1×1 convolution's input), as [C] float32 nodes, or ok false when none were.
 func storedSums(x *Node) (sum, sumSq *Node, ok bool) {
 	v, found := bnSums.Load(weak.Make(x))
 	if !found {

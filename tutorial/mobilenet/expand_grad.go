@@ -44,11 +44,11 @@ const (
 	ExpandGradXLA ExpandGradForm = iota
 	// ExpandGradFused is one Triton kernel making dz as it loads g and z (expand_grad_ttir.go).
 	ExpandGradFused
-	// ExpandGradDistributed is the products split over dz's three terms: matrix products over g and z.
+	// ExpandGradDistributed is the products split over dz's three terms: products over g and z (distributedExpandGrad).
 	ExpandGradDistributed
 )
 
-// expandBackward is what the fused backward pass needs of the expansion: its input and its kernel parameter.
+// expandBackward is what a hand-written backward pass needs of the expansion: its input and its kernel parameter.
 type expandBackward struct {
 	x, kernel *Node // [N, H, W, K] in the compute dtype; the parameter [1, 1, K, C] (float32 master)
 	form      ExpandGradForm
