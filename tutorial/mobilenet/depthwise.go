@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"weak"
 
-	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/support/exceptions"
@@ -253,10 +252,10 @@ func markBNReLU6(x, z, scale, shift *Node, back *bnBackward) {
 	if !z.Shape().Equal(x.Shape()) || scale.Shape().Size() != x.Shape().Dim(-1) || shift.Shape().Size() != x.Shape().Dim(-1) {
 		exceptions.Panicf("MarkBNReLU6: z %s, scale %s, shift %s do not fit x %s", z.Shape(), scale.Shape(), shift.Shape(), x.Shape())
 	}
-	c := x.Shape().Dim(-1)
+	c, acc := x.Shape().Dim(-1), accumulation(x.DType()) // float32 (the kernels' type) but for float64 tests
 	key := weak.Make(x)
-	bnPrologues.Store(key, &bnPrologue{z: z, scale: Reshape(ConvertDType(scale, dtypes.Float32), c),
-		shift: Reshape(ConvertDType(shift, dtypes.Float32), c), back: back})
+	bnPrologues.Store(key, &bnPrologue{z: z, scale: Reshape(ConvertDType(scale, acc), c),
+		shift: Reshape(ConvertDType(shift, acc), c), back: back})
 	runtime.AddCleanup(x, func(k weak.Pointer[Node]) { bnPrologues.Delete(k) }, key)
 }
 

@@ -48,7 +48,8 @@ type bnOutBackward struct {
 func (f *forward) bnReLU6AfterDepthwise(y *Node, i int) *Node {
 	back := backwardAttachedTo(y)
 	if f.m.Depthwise.Epilogue != EpilogueBNReLU6Backward || !f.pass.Train || back == nil {
-		return f.relu6(f.batchNorm(y, i))
+		bn := f.batchNormParts(y, i)
+		return f.markForProjection(f.relu6(bn.y), y, bn)
 	}
 	out := &bnOutBackward{y: y}
 	grad := handWrittenGradient(func() bool { return out.gp != nil }, func() []*Node {
@@ -61,10 +62,19 @@ func (f *forward) bnReLU6AfterDepthwise(y *Node, i int) *Node {
 	out.gamma, out.mean, out.std, out.n = p[i], bn.mean, bn.std, bn.n
 	out.scale, out.shift = ConvertDType(bn.scale, acc), ConvertDType(bn.shift, acc)
 	back.out = out
-	return IdentityWithCustomGradient(f.relu6(bn.y), func(_, v *Node) *Node {
+	return f.markForProjection(IdentityWithCustomGradient(f.relu6(bn.y), func(_, v *Node) *Node {
 		out.gp = v
 		return v
-	})
+	}), y, bn)
+}
+
+// markForProjection marks a = ReLU6(batch norm(y)) for the projection's prologue (project.go) where it runs, and
+// returns a.
+func (f *forward) markForProjection(a, y *Node, bn bnParts) *Node {
+	if f.m.ProjectPrologue && f.pass.Train {
+		MarkBNReLU6(a, y, bn.scale, bn.shift)
+	}
+	return a
 }
 
 // build makes g, its sums, dγ, dβ and dy's coefficients a, b, c from gp.

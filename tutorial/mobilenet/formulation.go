@@ -70,6 +70,9 @@ var formulationKeys = []formulationKey{
 		}},
 	expandTileKey("expand-grad-pixels", 16, 128, func(t *ExpandGradTile) *int { return &t.Pixels }),
 	expandTileKey("expand-grad-warps", 1, 8, func(t *ExpandGradTile) *int { return &t.Warps }),
+	{name: "project-prologue", values: []string{"none", "bn-relu6"},
+		get: func(c Config) string { return pick(c.ProjectPrologue, "bn-relu6", "none") },
+		set: func(c *Config, v string) error { c.ProjectPrologue = v == "bn-relu6"; return nil }},
 	{name: "pointwise", values: []string{"conv", "dot"},
 		get: func(c Config) string { return pick(c.PointwiseDot, "dot", "conv") },
 		set: func(c *Config, v string) error { c.PointwiseDot = v == "dot"; return nil }},
@@ -225,6 +228,10 @@ func (c *Config) SetFormulation(text string) error {
 	if c.ExpandGrad != ExpandGradXLA && d.Prologue != PrologueBNReLU6Backward {
 		return fmt.Errorf("model formulation %q: expand-grad=%s starts from the gradient that "+
 			"dw-prologue=bn-relu6-backward makes, so it needs it", text, c.ExpandGrad)
+	}
+	if c.ProjectPrologue && d.Forward != ForwardTriton && d.Forward != ForwardTritonStats {
+		return fmt.Errorf("model formulation %q: project-prologue=bn-relu6 runs Triton kernels where the depthwise "+
+			"layers' do, so it needs dw-forward=triton (or triton-stats)", text)
 	}
 	if d.Prologue == PrologueBNReLU6Backward && d.Input != InputGradTriton {
 		return fmt.Errorf("model formulation %q: dw-prologue=%s starts batch norm's backward pass in the Triton "+

@@ -151,7 +151,7 @@ func (f *forward) invertedResidual(x *Node, b block) *Node {
 	}
 	y = f.bnReLU6AfterDepthwise(DepthwiseConv(y, f.kernel(i), b.stride, f.m.Depthwise), i+1)
 	i += 5
-	y = f.batchNorm(f.pointwise(y, i), i+1)
+	y = f.projection(y, i)
 	if b.residual {
 		y = Add(x, y)
 	}

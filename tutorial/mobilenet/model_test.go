@@ -42,6 +42,9 @@ func TestWholeModelGradient(t *testing.T) {
 			Depthwise: DepthwiseForm{Prologue: PrologueBNReLU6Backward, Kernel: KernelGradInDx, Epilogue: EpilogueBNReLU6Backward}},
 		// the Gram matrix's sums without the hand-written pass: autodiff differentiates the reductions they stand in for
 		{ReductionRow: 64, MaskedReLU6: true, Sums: SumsGram},
+		// the projections' weight gradient by hand from the depthwise output (project-prologue=bn-relu6; here its
+		// graph formula, as the forward convolution is kept)
+		{ReductionRow: 64, MaskedReLU6: true, ProjectPrologue: true},
 	} {
 		cfg.NumClasses, cfg.Width = 10, 0.25
 		t.Run("formulation="+cfg.Formulation(),
@@ -91,8 +94,23 @@ func testWholeModelGradient(t *testing.T, cfg Config) {
 		}
 		return append(args, tensors.FromFlatDataAndDimensions(x, batch, size, size, 3), tensors.FromFlatDataAndDimensions(labels, batch))
 	}
-	before, stoodIn := dyMadeInDx.Load(), sumsStoodIn.Load()
+	before, stoodIn, projected := dyMadeInDx.Load(), sumsStoodIn.Load(), projectGradsBuilt.Load()
 	outs := exec.MustCall(args()...)
+	if cfg.ProjectPrologue { // every projection to at most projectMaxK channels took the hand-written dW
+		want := 0
+		for _, b := range m.blocks {
+			proj := b.first + 5 // the depthwise kernel's batch norm, then the projection's kernel
+			if b.expand {
+				proj += 5
+			}
+			if projectFits(m.Params[proj].Shape[3]) {
+				want++
+			}
+		}
+		if got := projectGradsBuilt.Load() - projected; got != int64(want) {
+			t.Errorf("%d projections took the hand-written dW, want %d", got, want)
+		}
+	}
 	if cfg.Sums == SumsGram { // every widening 1×1 convolution's batch norm took its sums from the Gram matrix
 		widening := 0
 		for _, p := range m.Params {

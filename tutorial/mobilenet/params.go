@@ -63,6 +63,11 @@ type Config struct {
 	// (ExpandGradDistributed). Both need Depthwise.Prologue = PrologueBNReLU6Backward, which makes the gradient
 	// they start from; without a CUDA GPU the fused form runs its formulas as graph operations.
 	ExpandGrad ExpandGradForm
+	// ProjectPrologue computes each block's projection (to at most 64 channels) and its weight gradient with
+	// Triton kernels that read the depthwise layer's output and apply batch norm and ReLU6 as they load it, so that
+	// their result is never written (project.go; -model project-prologue=bn-relu6). It needs the depthwise layers'
+	// forward kernels by Triton (a CUDA GPU); elsewhere the same formulas run as graph operations.
+	ProjectPrologue bool
 	// ExpandGradTile is the fused kernel's tile; a zero field takes the default (expand_grad_ttir.go). It is an
 	// experiment's lever on the kernel's registers and occupancy (-model expand-grad-pixels=32,
 	// expand-grad-warps=8); the README says what each setting measured.

@@ -1,0 +1,115 @@
+package mobilenet
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
+)
+
+// TestTTInterpProject: the projection kernels' out = a·W and dW = Σ over programs of aᵀ·dout, with a = ReLU6(y·scale +
+// shift) made as they load y, against float64 — in f32 and bf16, with pixel and channel counts that leave partial
+// tiles (past the last pixel a is ReLU6(shift), which must reach neither product), several channel blocks, several
+// tiles a program, and scales of both signs so that ReLU6 clips on both sides.
+func TestTTInterpProject(t *testing.T) {
+	for _, c := range []struct {
+		p, c, k, tiles int
+		elem           string
+	}{{200, 40, 24, 0, "f32"}, {130, 144, 24, 2, "bf16"}, {300, 17, 16, 3, "f32"}, {100, 96, 64, 1, "bf16"}} {
+		t.Run(fmt.Sprintf("p%d_c%d_k%d_tiles%d_%s", c.p, c.c, c.k, c.tiles, c.elem), func(t *testing.T) {
+			tl := newProjectTiling(c.p, c.c, c.k)
+			if c.tiles > 0 {
+				tl.tiles, tl.programs = c.tiles, cdiv(c.p, tl.bp*c.tiles)
+			}
+			rng := rand.New(rand.NewPCG(uint64(c.p), uint64(c.c)))
+			round := func(s []float64) []float64 {
+				for i := range s {
+					s[i] = ttRound(c.elem, s[i])
+				}
+				return s
+			}
+			y, w, dout := round(randSlice(rng, c.p*c.c)), round(randSlice(rng, c.c*c.k)), round(randSlice(rng, c.p*c.k))
+			scale, shift := randSlice(rng, c.c), randSlice(rng, c.c)
+			for i := range scale {
+				scale[i], shift[i] = float64(float32(3*scale[i])), float64(float32(2+2*shift[i]))
+			}
+			// a as the kernels make it: in f32, then rounded to the element type for the dots.
+			a := make([]float64, c.p*c.c)
+			for i := range a {
+				ch := i % c.c
+				a[i] = ttRound(c.elem, min(max(float64(float32(y[i]*scale[ch]+shift[ch])), 0), 6))
+			}
+			out, part := make([]float64, c.p*c.k), make([]float64, tl.programs*c.c*c.k)
+			mustRunTT(t, projectForwardKernel(tl, c.elem), y, scale, shift, w, out)
+			mustRunTT(t, projectWeightGradKernel(tl, c.elem), y, scale, shift, dout, part)
+			tol := 1e-4
+			if c.elem == "bf16" {
+				tol = 2e-2 // out is stored in bf16
+			}
+			for p := range c.p {
+				for k := range c.k {
+					want := 0.0
+					for ch := range c.c {
+						want += a[p*c.c+ch] * w[ch*c.k+k]
+					}
+					if got := out[p*c.k+k]; math.Abs(got-want) > tol*(1+math.Abs(want)) {
+						t.Fatalf("out[%d, %d] = %g, want %g", p, k, got, want)
+					}
+				}
+			}
+			for ch := range c.c {
+				for k := range c.k {
+					want, got := 0.0, 0.0
+					for p := range c.p {
+						want += a[p*c.c+ch] * dout[p*c.k+k]
+					}
+					for pr := range tl.programs {
+						got += part[(pr*c.c+ch)*c.k+k]
+					}
+					if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
+						t.Fatalf("dW[%d, %d] = %g, want %g", ch, k, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestProjectIR: the kernels for MobileNetV2's projections that they take, at batch 128: one tt.dot a channel block
+// (forward) or a tile (weight gradient), no tile larger than [64, 64], tilings that cover the pixels exactly once,
+// and the wider projections left to XLA.
+func TestProjectIR(t *testing.T) {
+	for _, l := range []struct{ h, c, k int }{{112, 32, 16}, {56, 144, 24}, {28, 192, 32}, {14, 384, 64}, {14, 192, 64}} {
+		tl := newProjectTiling(128*l.h*l.h, l.c, l.k)
+		if !projectFits(l.k) || tl.programs*tl.tiles*tl.bp < tl.p || (tl.programs-1)*tl.tiles*tl.bp >= tl.p {
+			t.Errorf("%+v: tiling %+v does not cover the pixels exactly once", l, tl)
+		}
+		for i, k := range []struct {
+			kernel triton.Kernel
+			dots   int
+		}{{projectForwardKernel(tl, "bf16"), tl.blocks}, {projectWeightGradKernel(tl, "bf16"), 1}} {
+			ir := k.kernel.IR
+			if n := strings.Count(ir, "tt.dot "); n != k.dots || strings.Contains(ir, "ieee") {
+				t.Errorf("%+v kernel %d: %d tt.dot (want %d), ieee %v", l, i, n, k.dots, strings.Contains(ir, "ieee"))
+			}
+			_, body := parseTT(k.kernel)
+			for len(body) > 0 {
+				op := body[0]
+				body = append(body[1:], op.body...)
+				if ttSize(op.typ.shape) > 64*64 {
+					t.Errorf("%+v kernel %d: a %v tile at line %d", l, i, op.typ.shape, op.line)
+					break
+				}
+			}
+		}
+	}
+	if projectFits(96) || projectFits(160) {
+		t.Error("projectFits takes projections past its limit")
+	}
+	if !strings.Contains(projectForwardKernel(newProjectTiling(100, 16, 16), "f32").IR, "inputPrecision = ieee") {
+		t.Error("f32 dots without inputPrecision = ieee would run in tf32")
+	}
+}
