@@ -47,7 +47,7 @@ func TestRunReusesTrainers(t *testing.T) {
 func TestFastStart(t *testing.T) {
 	c := Rung(12)
 	fast, changed := c.WithFastStart()
-	if !changed || fast.Model.Depthwise != mobilenet.FastestDepthwise() || fast.ID != c.ID {
+	if !changed || fast.Model.Depthwise != mobilenet.FastestDepthwise() || !fast.Model.ProjectPrologue || fast.ID != c.ID {
 		t.Errorf("rung 12 in fast start: changed %v, depthwise %+v, ID %s", changed, fast.Model.Depthwise, fast.ID)
 	}
 	if got := fast.Formulation(); !strings.Contains(got, "dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=in-dx,dw-prologue=bn-relu6-backward,dw-tiling=rows,dw-row-unroll=2,dw-row-carry=sums,dw-row-tiles=per-layer") {

@@ -45,14 +45,17 @@ var (
 // too), and run69's for the merged dx + dK kernel. A kernel missing from it, or any other geometry, keeps the
 // default tile.
 var rowTileTable = map[rowKernelSite]RowTile{
-	{rowsForward, 112, 32, 1}:    tileR16,    // 125.8 → 121.6
-	{rowsForward, 56, 144, 1}:    tilePT2,    // 196.6 → 189.5
-	{rowsForward, 56, 144, 2}:    tileR4,     // 92.1 → 88.5
-	{rowsForward, 28, 192, 1}:    tilePT8,    // 132.2 → 115.1
-	{rowsForward, 28, 192, 2}:    tileC64PT8, // 21.8 → 20.3
-	{rowsForward, 14, 384, 1}:    tileC64PT8, // 110.0 → 97.6
-	{rowsForward, 14, 576, 1}:    tileC64PT8, // 89.3 → 79.7
-	{rowsForward, 14, 576, 2}:    tileC64,    // 15.5 → 14.5
+	// The forward entries as run69's sweep found them on FastestDepthwise's loop (two rows an iteration, carried
+	// sums, the stats kernel; µs a step at 128, run61's tile → the sweep's best): run61 swept the forward kernel
+	// without that loop, and on five layers another tile is now 4–17% faster; on 56×56×144 stride 1 the default.
+	{rowsForward, 112, 32, 1}:    tileR16,    // 112.0
+	{rowsForward, 112, 96, 2}:    tileC64,    // 208.0 (default) → 191.0
+	{rowsForward, 56, 144, 2}:    tileC64,    // 117.6 → 109.7
+	{rowsForward, 28, 192, 1}:    tileR16,    // 130.9 → 119.3
+	{rowsForward, 28, 192, 2}:    tileC64PT8, // 23.0
+	{rowsForward, 14, 384, 1}:    tileR16,    // 124.6 → 104.2
+	{rowsForward, 14, 576, 1}:    tileR16,    // 95.9 → 79.3
+	{rowsForward, 14, 576, 2}:    tileC64,    // 16.7
 	{rowsInputGrad, 112, 32, 1}:  tileR16,    // 184.7 → 172.2
 	{rowsInputGrad, 112, 96, 2}:  tileR16,    // 450.9 → 436.9
 	{rowsInputGrad, 56, 144, 1}:  tilePT2,    // 292.7 → 276.6

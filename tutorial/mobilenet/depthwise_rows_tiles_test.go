@@ -65,7 +65,7 @@ func TestRowTileForKernel(t *testing.T) {
 		g    dwGeometry
 		want RowTile
 	}{
-		{rowsForward, g, RowTile{PerThread: 8, Unroll: 3, CarrySums: true}},
+		{rowsForward, g, RowTile{Rows: 16, Unroll: 3, CarrySums: true}},
 		{rowsInputGrad, g, RowTile{Rows: 16, Unroll: 3, CarrySums: true}},
 		{rowsKernelGrad, g, RowTile{PerThread: 2, Unroll: 3, CarrySums: true}},
 		{rowsInputKernelGrad, g, RowTile{Width: 8, Unroll: 3, CarrySums: true}},
@@ -79,8 +79,8 @@ func TestRowTileForKernel(t *testing.T) {
 }
 
 // TestPerLayerTilesReachTheKernels: the model's kernels change with dw-row-tiles=per-layer, through the same
-// entry points the step uses (forwardKernel, inputGradKernel): the 28×28 layer's forward kernel runs 8 values a
-// thread (fewer warps) and its dx kernel 16 rows a program (fewer programs).
+// entry points the step uses (forwardKernel, inputGradKernel): the 28×28 layer's forward and dx kernels run 16
+// rows a program (fewer programs).
 func TestPerLayerTilesReachTheKernels(t *testing.T) {
 	var c Config
 	if err := c.SetFormulation("dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-tiling=rows,dw-row-tiles=per-layer"); err != nil {
@@ -89,8 +89,8 @@ func TestPerLayerTilesReachTheKernels(t *testing.T) {
 	one := c.Depthwise
 	one.RowTile.PerLayer = false
 	g := dwGeometry{N: 128, H: 28, W: 28, C: 192, HO: 28, WO: 28, S: 1, Elem: "bf16"}
-	if a, b := forwardKernel(g, true, c.Depthwise), forwardKernel(g, true, one); a.Warps*2 != b.Warps || !strings.Contains(a.Name, "forward_rows") {
-		t.Errorf("forward kernel: %d warps per-layer, %d with one tile; want half (8 values a thread, not 4)", a.Warps, b.Warps)
+	if a, b := forwardKernel(g, true, c.Depthwise), forwardKernel(g, true, one); a.Grid[0]*2 != b.Grid[0] || !strings.Contains(a.Name, "forward_rows") {
+		t.Errorf("forward kernel: %d programs per-layer, %d with one tile; want half (16 rows a program, not 8)", a.Grid[0], b.Grid[0])
 	}
 	if a, b := inputGradKernel(g, true, c.Depthwise), inputGradKernel(g, true, one); a.Grid[0]*2 != b.Grid[0] {
 		t.Errorf("dx kernel: %d programs per-layer, %d with one tile; want half (16 rows a program, not 8)", a.Grid[0], b.Grid[0])
