@@ -181,6 +181,9 @@ const (
 	ForwardTritonStats
 )
 
+// isTriton says whether the forward pass is one of the Triton kernels (which need the XLA backend on a CUDA GPU).
+func (f ForwardForm) isTriton() bool { return f == ForwardTriton || f == ForwardTritonStats }
+
 // InputGradient names a formulation of the depthwise input gradient.
 type InputGradient int
 
@@ -259,6 +262,14 @@ func markBNReLU6(x, z, scale, shift *Node, back *bnBackward) {
 	runtime.AddCleanup(x, func(k weak.Pointer[Node]) { bnPrologues.Delete(k) }, key)
 }
 
+// prologueOf is the batch norm and ReLU6 that x was marked as made with (MarkBNReLU6), or nil.
+func prologueOf(x *Node) *bnPrologue {
+	if v, ok := bnPrologues.Load(weak.Make(x)); ok {
+		return v.(*bnPrologue)
+	}
+	return nil
+}
+
 // inputs is what a Triton kernel reading x takes for it: x itself, or with a prologue z, then rest, then scale
 // and shift (the kernels' argument order), g.BN set to match.
 func (p *bnPrologue) inputs(g *dwGeometry, x *Node, rest ...*Node) []*Node {
@@ -296,11 +307,9 @@ func DepthwiseConv(x, kernel *Node, stride int, form DepthwiseForm) *Node {
 		PaddingPerDim([][2]int{{padH, padH}, {padW, padW}}).ChannelGroupCount(channels).Done()
 	var pro *bnPrologue
 	if form.Prologue != PrologueNone {
-		if v, ok := bnPrologues.Load(weak.Make(x)); ok {
-			pro = v.(*bnPrologue)
-		}
+		pro = prologueOf(x)
 	}
-	if form.Forward == ForwardTriton || form.Forward == ForwardTritonStats {
+	if form.Forward.isTriton() {
 		depthwiseTritonForward(y, x, kernel, stride, form, pro)
 	}
 	key := weak.Make(y)

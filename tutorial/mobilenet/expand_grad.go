@@ -140,9 +140,9 @@ func (b *bnBackward) buildExpand() {
 // XLA's cuDNN rewriter fuses into the first convolution as its side input and bias (FuseBiasOrSideInput), so that
 // the sum costs no pass of its own; in float32 (converted around the sum) it would be a pass that reads both
 // products and writes dx, a third of E's bytes. The bfloat16 test holds dx within 1.5 times XLA's error either way
-// (1.32 times at worst). dW's products are GEMMs with float32 results: where z's mean is large beside its spread, xᵀz·diag b is
-// large and mostly cancelled by Σx·c, which a bfloat16 result (as a convolution's filter gradient would give) could
-// not survive (TestDistributedExpandGradBFloat16 puts z's mean at 10 times its spread).
+// (1.32 times at worst). dW's products are GEMMs with float32 results: where z's mean is large beside its spread,
+// xᵀz·diag b is large and mostly cancelled by Σx·c, which a bfloat16 result (as a convolution's filter gradient
+// would give) could not survive (TestDistributedExpandGradBFloat16 puts z's mean at 10 times its spread).
 func distributedExpandGrad(x, kernel, g, z, a, b, c *Node, product func(x, kernel *Node) *Node) (dx, dW *Node) {
 	k, ch, acc := x.Shape().Dim(3), z.Shape().Dim(3), a.DType()
 	w := ConvertDType(Reshape(kernel, k, ch), acc)

@@ -90,13 +90,6 @@ func expandGradKernel(t expandGradTiling, elem string) triton.Kernel {
 	}
 	pr := w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", bp, vec(bp, "i32"))
 	first := w.bin("muli", pid, t.tiles*bp, "i32")
-	dot := func(a, b, acc, ta, tb, tc string) string {
-		prec := ""
-		if elem == "f32" {
-			prec = ", inputPrecision = ieee"
-		}
-		return w.op("tt.dot %s, %s, %s%s : %s * %s -> %s", a, b, acc, prec, ta, tb, tc)
-	}
 	init, types := make([]string, t.blocks), make([]string, t.blocks)
 	for b := range init {
 		init[b], types[b] = w.zeros(mat(kp, bc, "f32")), mat(kp, bc, "f32")
@@ -129,8 +122,8 @@ func expandGradKernel(t expandGradTiling, elem string) triton.Kernel {
 			wOff := w.op("arith.addi %s, %s : %s", w.rows(blk.c, bc, kp, "i32"), w.bin("muli", w.cols(kr, bc, kp, "i32"), t.c, mat(bc, kp, "i32")), mat(bc, kp, "i32"))
 			wMask := w.op("arith.andi %s, %s : %s", w.rows(blk.cm, bc, kp, "i1"), w.cols(km, bc, kp, "i1"), mat(bc, kp, "i1"))
 			wT := w.op("tt.load %s, %s, %s : %s", w.ptrs("%arg3", elem, wOff, ck), wMask, w.zeros(mat(bc, kp, elem)), mat(bc, kp, ptrOf(elem)))
-			dx = dot(dzE, wT, dx, mat(bp, bc, elem), mat(bc, kp, elem), mat(bp, kp, "f32"))
-			next[b] = dot(xT, dzE, carried[b], mat(kp, bp, elem), mat(bp, bc, elem), mat(kp, bc, "f32"))
+			dx = w.dot(dzE, wT, dx, mat(bp, bc, elem), mat(bc, kp, elem), mat(bp, kp, "f32"), elem)
+			next[b] = w.dot(xT, dzE, carried[b], mat(kp, bp, elem), mat(bp, bc, elem), mat(kp, bc, "f32"), elem)
 		}
 		dxOff := w.op("arith.addi %s, %s : %s", w.bin("muli", w.rows(p, bp, kp, "i32"), t.k, mat(bp, kp, "i32")), w.cols(kr, bp, kp, "i32"), mat(bp, kp, "i32"))
 		dxMask := w.op("arith.andi %s, %s : %s", w.rows(pm, bp, kp, "i1"), w.cols(km, bp, kp, "i1"), mat(bp, kp, "i1"))

@@ -195,7 +195,7 @@ func (c *Config) SetFormulation(text string) error {
 		}
 	}
 	d := c.Depthwise
-	tritonReads := d.Forward == ForwardTriton || d.Forward == ForwardTritonStats || d.Kernel == KernelGradTriton ||
+	tritonReads := d.Forward.isTriton() || d.Kernel == KernelGradTriton ||
 		d.Kernel == KernelGradInDx
 	if d.Tiling != TilingGather && !tritonReads {
 		return fmt.Errorf("model formulation %q: dw-tiling=%s is how the Triton kernels walk the image, so it needs "+
@@ -229,7 +229,7 @@ func (c *Config) SetFormulation(text string) error {
 		return fmt.Errorf("model formulation %q: expand-grad=%s starts from the gradient that "+
 			"dw-prologue=bn-relu6-backward makes, so it needs it", text, c.ExpandGrad)
 	}
-	if c.ProjectPrologue && d.Forward != ForwardTriton && d.Forward != ForwardTritonStats {
+	if c.ProjectPrologue && !d.Forward.isTriton() {
 		return fmt.Errorf("model formulation %q: project-prologue=bn-relu6 runs Triton kernels where the depthwise "+
 			"layers' do, so it needs dw-forward=triton (or triton-stats)", text)
 	}

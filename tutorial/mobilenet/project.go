@@ -2,7 +2,6 @@ package mobilenet
 
 import (
 	"sync/atomic"
-	"weak"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
 	"github.com/gomlx/compute/dtypes"
@@ -38,12 +37,12 @@ type projectBackward struct {
 // prologue where it applies — in training, with project-prologue=bn-relu6, behind a marked ReLU6(batch norm), to
 // at most projectMaxK channels.
 func (f *forward) projection(a *Node, i int) *Node {
-	pro := projectPrologue(a)
+	pro := prologueOf(a)
 	if !f.m.ProjectPrologue || !f.pass.Train || pro == nil || !projectFits(f.m.Params[i].Shape[3]) {
 		return f.batchNorm(f.pointwise(a, i), i+1)
 	}
 	back := &projectBackward{pro: pro, kernel: f.pass.Params[i], compute: f.pass.Compute,
-		kernels: f.m.Depthwise.Forward == ForwardTriton || f.m.Depthwise.Forward == ForwardTritonStats}
+		kernels: f.m.Depthwise.Forward.isTriton()}
 	grad := handWrittenGradient(func() bool { return back.dout != nil }, func() []*Node {
 		back.build()
 		return []*Node{back.dW}
@@ -64,14 +63,6 @@ func (f *forward) projection(a *Node, i int) *Node {
 		return v
 	})
 	return f.batchNorm(out, i+1)
-}
-
-// projectPrologue is the batch norm and ReLU6 that a was marked as made with, or nil.
-func projectPrologue(a *Node) *bnPrologue {
-	if v, ok := bnPrologues.Load(weak.Make(a)); ok {
-		return v.(*bnPrologue)
-	}
-	return nil
 }
 
 // build makes dW = aᵀ·dout: by the weight-gradient kernel, or by graph operations that remake a from y.

@@ -49,8 +49,9 @@ func newProjectTiling(p, c, k int) projectTiling {
 // projectFits says whether the kernels take a projection to K channels.
 func projectFits(k int) bool { return k <= projectMaxK }
 
-// projectDot is tt.dot a·b + acc of element types ta, tb into tc (f32 operands in ieee precision, not tf32).
-func (w *ttWriter) projectDot(a, b, acc, ta, tb, tc, elem string) string {
+// dot is tt.dot a·b + acc of element types ta, tb into tc (f32 operands in ieee precision, not tf32): the
+// projection kernels' and the fused expansion kernel's products.
+func (w *ttWriter) dot(a, b, acc, ta, tb, tc, elem string) string {
 	prec := ""
 	if elem == "f32" {
 		prec = ", inputPrecision = ieee"
@@ -86,7 +87,7 @@ func projectForwardKernel(t projectTiling, elem string) triton.Kernel {
 		wOff := w.op("arith.addi %s, %s : %s", w.bin("muli", w.rows(c, bc, kp, "i32"), t.k, mat(bc, kp, "i32")), w.cols(kr, bc, kp, "i32"), mat(bc, kp, "i32"))
 		wMask := w.op("arith.andi %s, %s : %s", w.rows(cm, bc, kp, "i1"), w.cols(km, bc, kp, "i1"), mat(bc, kp, "i1"))
 		wt := w.op("tt.load %s, %s, %s : %s", w.ptrs("%arg3", elem, wOff, fmt.Sprintf("%dx%d", bc, kp)), wMask, w.zeros(mat(bc, kp, elem)), mat(bc, kp, ptrOf(elem)))
-		acc = w.projectDot(a, wt, acc, mat(bp, bc, elem), mat(bc, kp, elem), mat(bp, kp, "f32"), elem)
+		acc = w.dot(a, wt, acc, mat(bp, bc, elem), mat(bc, kp, elem), mat(bp, kp, "f32"), elem)
 	}
 	outOff := w.op("arith.addi %s, %s : %s", w.bin("muli", w.rows(p, bp, kp, "i32"), t.k, mat(bp, kp, "i32")), w.cols(kr, bp, kp, "i32"), mat(bp, kp, "i32"))
 	outMask := w.op("arith.andi %s, %s : %s", w.rows(pm, bp, kp, "i1"), w.cols(km, bp, kp, "i1"), mat(bp, kp, "i1"))
@@ -129,7 +130,7 @@ func projectWeightGradKernel(t projectTiling, elem string) triton.Kernel {
 		dOff := w.op("arith.addi %s, %s : %s", w.bin("muli", w.rows(p, bp, kp, "i32"), t.k, mat(bp, kp, "i32")), w.cols(kr, bp, kp, "i32"), mat(bp, kp, "i32"))
 		dMask := w.op("arith.andi %s, %s : %s", w.rows(pm, bp, kp, "i1"), w.cols(km, bp, kp, "i1"), mat(bp, kp, "i1"))
 		d := w.op("tt.load %s, %s, %s : %s", w.ptrs("%arg3", elem, dOff, fmt.Sprintf("%dx%d", bp, kp)), dMask, w.zeros(mat(bp, kp, elem)), mat(bp, kp, ptrOf(elem)))
-		return []string{w.projectDot(aT, d, carried[0], mat(bc, bp, elem), mat(bp, kp, elem), mat(bc, kp, "f32"), elem)}
+		return []string{w.dot(aT, d, carried[0], mat(bc, bp, elem), mat(bp, kp, elem), mat(bc, kp, "f32"), elem)}
 	})
 	// The partial sum at (pid·C + c)·K + k.
 	rowsOff := w.op("arith.addi %s, %s : %s", w.splat(w.bin("muli", pid, t.c*t.k, "i32"), "i32", mat(bc, kp, "i32")),
