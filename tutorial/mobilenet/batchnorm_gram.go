@@ -28,9 +28,8 @@ func gramSums(x, kernel *Node) (sum, sumSq *Node) {
 	w := ConvertDType(Reshape(kernel, k, c), acc)
 	gram := Dot(rows, rows).WithOutputDType(acc).General([]int{0}, nil, []int{0}, nil) // [K, K]
 	colSum := ReduceSum(ConvertDType(rows, acc), 0)                                    // [K]
-	// The K×C arithmetic as products and sums, not dots: XLA runs float32 dots on the GPU in TF32 by default, which
-	// put the sums 1.6·10⁻³ off in run74's GPU test (the Gram matrix's own dot has bfloat16 inputs, whose products
-	// are exact).
+	// The K×C arithmetic as products and sums, not dots: XLA may run float32 dots on the GPU in TF32. (Run74's
+	// failed GPU test, which this was first meant to mend, turned out to be the test's reference; run75.)
 	sum = ReduceSum(Mul(ExpandAxes(colSum, 1), w), 0)
 	gw := ReduceSum(Mul(ExpandAxes(gram, 2), ExpandAxes(w, 0)), 1) // G·W, [K, C]
 	sumSq = ReduceSum(Mul(w, gw), 0)                               // Σ_k W[k,c]·(G·W)[k,c]

@@ -40,11 +40,11 @@ var formulationKeys = []formulationKey{
 	depthwiseKey("dw-prologue", prologueNames, func(d *DepthwiseForm) *Prologue { return &d.Prologue }),
 	depthwiseKey("dw-epilogue", epilogueNames, func(d *DepthwiseForm) *Epilogue { return &d.Epilogue }),
 	depthwiseKey("dw-tiling", tilingNames, func(d *DepthwiseForm) *Tiling { return &d.Tiling }),
-	rowTileKey("dw-row-channels", 8, 128, true, func(t *RowTile) *int { return &t.Channels }),
-	rowTileKey("dw-row-width", 4, 64, true, func(t *RowTile) *int { return &t.Width }),
-	rowTileKey("dw-row-rows", 1, 64, false, func(t *RowTile) *int { return &t.Rows }),
-	rowTileKey("dw-row-per-thread", 1, 16, true, func(t *RowTile) *int { return &t.PerThread }),
-	rowTileKey("dw-row-unroll", 1, 8, false, func(t *RowTile) *int { return &t.Unroll }),
+	tileKey("dw-row-channels", 8, 128, true, func(c *Config) *int { return &c.Depthwise.RowTile.Channels }),
+	tileKey("dw-row-width", 4, 64, true, func(c *Config) *int { return &c.Depthwise.RowTile.Width }),
+	tileKey("dw-row-rows", 1, 64, false, func(c *Config) *int { return &c.Depthwise.RowTile.Rows }),
+	tileKey("dw-row-per-thread", 1, 16, true, func(c *Config) *int { return &c.Depthwise.RowTile.PerThread }),
+	tileKey("dw-row-unroll", 1, 8, false, func(c *Config) *int { return &c.Depthwise.RowTile.Unroll }),
 	{name: "dw-row-carry", values: []string{"rows", "sums"},
 		get: func(c Config) string { return pick(c.Depthwise.RowTile.CarrySums, "sums", "rows") },
 		set: func(c *Config, v string) error { c.Depthwise.RowTile.CarrySums = v == "sums"; return nil }},
@@ -68,11 +68,16 @@ var formulationKeys = []formulationKey{
 			c.ExpandGrad = ExpandGradForm(slices.Index(expandGradNames, v))
 			return nil
 		}},
-	expandTileKey("expand-grad-pixels", 16, 128, func(t *ExpandGradTile) *int { return &t.Pixels }),
-	expandTileKey("expand-grad-warps", 1, 8, func(t *ExpandGradTile) *int { return &t.Warps }),
+	tileKey("expand-grad-pixels", 16, 128, true, func(c *Config) *int { return &c.ExpandGradTile.Pixels }),
+	tileKey("expand-grad-warps", 1, 8, true, func(c *Config) *int { return &c.ExpandGradTile.Warps }),
 	{name: "project-prologue", values: []string{"none", "bn-relu6"},
 		get: func(c Config) string { return pick(c.ProjectPrologue, "bn-relu6", "none") },
 		set: func(c *Config, v string) error { c.ProjectPrologue = v == "bn-relu6"; return nil }},
+	tileKey("project-pixels", 16, 256, true, func(c *Config) *int { return &c.ProjectTile.Pixels }),
+	tileKey("project-channels", 16, 128, true, func(c *Config) *int { return &c.ProjectTile.Channels }),
+	tileKey("project-programs", 16, 8192, true, func(c *Config) *int { return &c.ProjectTile.Programs }),
+	tileKey("project-warps", 1, 8, true, func(c *Config) *int { return &c.ProjectTile.Warps }),
+	tileKey("project-stages", 1, 4, false, func(c *Config) *int { return &c.ProjectTile.Stages }),
 	{name: "pointwise", values: []string{"conv", "dot"},
 		get: func(c Config) string { return pick(c.PointwiseDot, "dot", "conv") },
 		set: func(c *Config, v string) error { c.PointwiseDot = v == "dot"; return nil }},
@@ -100,19 +105,12 @@ func depthwiseKey[E ~int](name string, names []string, field func(*DepthwiseForm
 		}}
 }
 
-// rowTileKey is a numeric setting of the row kernels' tile: 0 (the default tile's) or a number in [lo, hi], a power
-// of two where pow2 (Triton's tensor sizes).
-func rowTileKey(name string, lo, hi int, pow2 bool, field func(*RowTile) *int) formulationKey {
+// tileKey is a numeric setting of a kernel's tile (the row kernels', the fused expansion's, the projection's):
+// 0 (the default tile's) or a number in [lo, hi], a power of two where pow2 (Triton's tensor sizes).
+func tileKey(name string, lo, hi int, pow2 bool, field func(*Config) *int) formulationKey {
 	return formulationKey{name: name,
-		get: func(c Config) string { return strconv.Itoa(*field(&c.Depthwise.RowTile)) },
-		set: func(c *Config, v string) error { return setTileInt(field(&c.Depthwise.RowTile), v, lo, hi, pow2) }}
-}
-
-// expandTileKey is a numeric setting of Config.ExpandGradTile: 0 (the default) or a power of two in [lo, hi].
-func expandTileKey(name string, lo, hi int, field func(*ExpandGradTile) *int) formulationKey {
-	return formulationKey{name: name,
-		get: func(c Config) string { return strconv.Itoa(*field(&c.ExpandGradTile)) },
-		set: func(c *Config, v string) error { return setTileInt(field(&c.ExpandGradTile), v, lo, hi, true) }}
+		get: func(c Config) string { return strconv.Itoa(*field(&c)) },
+		set: func(c *Config, v string) error { return setTileInt(field(c), v, lo, hi, pow2) }}
 }
 
 // setTileInt sets *dst to v, which must be 0 (the default) or a number in [lo, hi], a power of two if pow2.
@@ -228,6 +226,10 @@ func (c *Config) SetFormulation(text string) error {
 	if c.ExpandGrad != ExpandGradXLA && d.Prologue != PrologueBNReLU6Backward {
 		return fmt.Errorf("model formulation %q: expand-grad=%s starts from the gradient that "+
 			"dw-prologue=bn-relu6-backward makes, so it needs it", text, c.ExpandGrad)
+	}
+	if c.ProjectTile != (ProjectTile{}) && !c.ProjectPrologue {
+		return fmt.Errorf("model formulation %q: project-pixels, -channels, -programs, -warps and -stages are the "+
+			"tile of project-prologue=bn-relu6's kernels, so they need it", text)
 	}
 	if c.ProjectPrologue && !d.Forward.isTriton() {
 		return fmt.Errorf("model formulation %q: project-prologue=bn-relu6 runs Triton kernels where the depthwise "+

@@ -68,6 +68,10 @@ type Config struct {
 	// their result is never written (project.go; -model project-prologue=bn-relu6). It needs the depthwise layers'
 	// forward kernels by Triton (a CUDA GPU); elsewhere the same formulas run as graph operations.
 	ProjectPrologue bool
+	// ProjectTile is the projection kernels' tile for every layer; a zero field takes the default
+	// (project_ttir.go). It is an experiment's lever (-model project-pixels=128,project-warps=8,…) for sweeping
+	// the kernels' tiles.
+	ProjectTile ProjectTile
 	// ExpandGradTile is the fused kernel's tile; a zero field takes the default (expand_grad_ttir.go). It is an
 	// experiment's lever on the kernel's registers and occupancy (-model expand-grad-pixels=32,
 	// expand-grad-warps=8); the README says what each setting measured.
@@ -78,6 +82,16 @@ type Config struct {
 type ExpandGradTile struct {
 	Pixels int // pixels a tile, a power of two from 16 to 128 (default 64)
 	Warps  int // warps a program, a power of two from 1 to 8 (default 4)
+}
+
+// ProjectTile is how the projection kernels (ProjectPrologue) cover a layer of P pixels, C input and K output
+// channels.
+type ProjectTile struct {
+	Pixels   int // pixels a tile, a power of two from 16 to 256 (default 64; 128 for the narrow layers' forward kernel)
+	Channels int // input channels a block, a power of two from 16 to 128 (default 64, or C rounded up if smaller)
+	Programs int // the weight-gradient kernel's programs along the pixels, about (default 256), a power of two
+	Warps    int // warps a program, a power of two from 1 to 8 (default 4)
+	Stages   int // the weight-gradient loop's software pipelining, Triton's num_stages from 1 to 4 (default 3)
 }
 
 // Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.

@@ -28,7 +28,8 @@ type projectBackward struct {
 	pro     *bnPrologue // the projection's input a = ReLU6(pro.z·pro.scale + pro.shift)
 	kernel  *Node       // the parameter, [1, 1, C, K]
 	compute dtypes.DType
-	kernels bool  // the Triton kernels run (the depthwise layers' do: a CUDA GPU)
+	kernels bool // the Triton kernels run (the depthwise layers' do: a CUDA GPU)
+	tile    ProjectTile
 	dout    *Node // the projection output's gradient, recorded by the reverse pass
 	dW      *Node // built once, from dout
 }
@@ -42,7 +43,7 @@ func (f *forward) projection(a *Node, i int) *Node {
 		return f.batchNorm(f.pointwise(a, i), i+1)
 	}
 	back := &projectBackward{pro: pro, kernel: f.pass.Params[i], compute: f.pass.Compute,
-		kernels: f.m.Depthwise.Forward.isTriton()}
+		kernels: f.m.Depthwise.Forward.isTriton(), tile: f.m.ProjectTile}
 	grad := handWrittenGradient(func() bool { return back.dout != nil }, func() []*Node {
 		back.build()
 		return []*Node{back.dW}
@@ -52,7 +53,7 @@ func (f *forward) projection(a *Node, i int) *Node {
 	if back.kernels {
 		c, k := w.Shape().Dim(2), w.Shape().Dim(3)
 		p := a.Shape().Size() / c
-		tl := newProjectTiling(p, c, k)
+		tl := newProjectTiling(p, c, k, back.tile, true)
 		y := Reshape(ConvertDType(pro.z, f.pass.Compute), p, c)
 		made := triton.Call(projectForwardKernel(tl, ttElem(f.pass.Compute)), shapes.Make(f.pass.Compute, p, k),
 			y, pro.scale, pro.shift, Reshape(w, c, k))
@@ -75,7 +76,7 @@ func (b *projectBackward) build() {
 	y, dout := Reshape(ConvertDType(b.pro.z, b.compute), p, c), Reshape(ConvertDType(b.dout, b.compute), p, k)
 	var dW *Node
 	if b.kernels {
-		tl := newProjectTiling(p, c, k)
+		tl := newProjectTiling(p, c, k, b.tile, false)
 		part := triton.Call(projectWeightGradKernel(tl, ttElem(b.compute)), shapes.Make(dtypes.Float32, tl.programs, c, k),
 			y, b.pro.scale, b.pro.shift, dout)
 		dW = ReduceSum(part, 0)

@@ -1,6 +1,7 @@
 package mobilenet
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/gomlx-tutorials/trainopt/tutorial/triton"
@@ -19,29 +20,53 @@ import (
 // into its [bp, kp] accumulator, stored once the channels are done.
 // projectWeightGradKernel: a program takes one block of bc channels and `tiles` tiles of bp pixels, adding aᵀ·dout
 // for each into its [bc, kp] accumulator, stored as its partial sum of dW ([programs, C, K] f32, added up by XLA).
-// Both keep every tile at most [64, 64] (the fused expansion kernel, with [64, 256] tiles, ran out of registers)
+// Both keep every tile at most [128, 64] (the fused expansion kernel, with [64, 256] tiles, ran out of registers)
 // and take K ≤ 64: the narrow projections of the large early blocks (to 16, 24, 32 and 64 channels), which are
 // most of y's bytes; the wider ones keep XLA's.
 
 // projectTiling is how the kernels cover P pixels of C input and K output channels: kp is K rounded up to a power of
-// two (at least 16, tt.dot's smallest), bc the channels of a block (at most 64) and blocks their count, bp pixels a
-// tile; the weight-gradient kernel takes tiles tiles a program, programs programs along the pixels.
-type projectTiling struct{ p, c, k, kp, bc, blocks, bp, tiles, programs int }
+// two (at least 16, tt.dot's smallest), bc the channels of a block and blocks their count, bp pixels a tile; the
+// weight-gradient kernel takes tiles tiles a program, programs programs along the pixels. warps and stages are
+// Triton's num_warps and num_stages (the latter only matters to the weight-gradient kernel's loop).
+type projectTiling struct{ p, c, k, kp, bc, blocks, bp, tiles, programs, warps, stages int }
 
+// The default tile, which ProjectTile's fields override. run75 swept each field alone in kernel profiles at 128 on
+// an H100 (assets/gpu-runs/2026-12-07-h100-run75/proj-tiles.txt, µs a step of the 14 kernels): the forward kernels
+// of the layers to at most 32 channels from at most 192 are 6–12% faster on 128 pixels a tile (the 14×14 ones, to
+// 64, 8–21% slower), and the weight-gradient loop 2–48% faster with Triton's software pipelining (num_stages 3)
+// on six of its seven layers (131 → 68 µs on the 112×112 one, which the 256 programs of one 64-pixel tile after
+// another had left waiting on memory). Warps, channel blocks and 32 pixels lost or tied everywhere.
 const (
-	projectMaxK   = 64
-	projectPixels = 64
-	projectBlock  = 64
+	projectMaxK       = 64
+	projectPixels     = 64
+	projectWidePixels = 128 // the forward kernel's, to at most projectWideMaxK channels from at most projectWideMaxC
+	projectWideMaxK   = 32
+	projectWideMaxC   = 192
+	projectBlock      = 64
+	projectGradStages = 3
+	projectWarps      = 4
 	// About this many programs of the weight-gradient kernel along the pixels, each writing a [C, K] partial sum:
-	// at batch 128 on the 56×56 layers (144 → 24 channels) 14 KB against the 1.1 MB of y a program reads.
+	// at batch 128 on the 56×56 layers (144 → 24 channels) 14 KB against the 1.1 MB of y a program reads. More
+	// programs made XLA's sums of them slower by more than the kernels gained (run75: 1024 and 4096).
 	projectPrograms = 256
 )
 
-func newProjectTiling(p, c, k int) projectTiling {
+// newProjectTiling is the tiling of the forward kernel (forward) or the weight-gradient kernel: tile's fields where
+// set, the defaults above where not.
+func newProjectTiling(p, c, k int, tile ProjectTile, forward bool) projectTiling {
+	pixels, stages := projectPixels, projectGradStages
+	if forward {
+		stages = 1 // no loop to pipeline
+		if k <= projectWideMaxK && c <= projectWideMaxC {
+			pixels = projectWidePixels
+		}
+	}
 	t := projectTiling{p: p, c: c, k: k, kp: pow2AtLeast(k, expandGradMinTiling),
-		bc: min(projectBlock, pow2AtLeast(c, expandGradMinTiling)), bp: projectPixels}
+		bc:    min(cmp.Or(tile.Channels, projectBlock), pow2AtLeast(c, expandGradMinTiling)),
+		bp:    cmp.Or(tile.Pixels, pixels),
+		warps: cmp.Or(tile.Warps, projectWarps), stages: cmp.Or(tile.Stages, stages)}
 	t.blocks = cdiv(c, t.bc)
-	t.tiles = cdiv(cdiv(p, t.bp), projectPrograms)
+	t.tiles = cdiv(cdiv(p, t.bp), cmp.Or(tile.Programs, projectPrograms))
 	t.programs = cdiv(p, t.bp*t.tiles)
 	return t
 }
@@ -94,7 +119,7 @@ func projectForwardKernel(t projectTiling, elem string) triton.Kernel {
 	pk := fmt.Sprintf("%dx%d", bp, kp)
 	w.line("tt.store %s, %s, %s : %s", w.ptrs("%arg4", elem, outOff, pk), w.fromF32(acc, elem, pk), outMask, mat(bp, kp, ptrOf(elem)))
 	args := []string{elem, "f32", "f32", elem, elem}
-	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(t.p, bp), 1, 1}, Warps: 4}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(t.p, bp), 1, 1}, Warps: t.warps}
 }
 
 // projectWeightGradKernel writes the weight-gradient kernel for elem (the element type of y and dout). Arguments, in
@@ -139,5 +164,6 @@ func projectWeightGradKernel(t projectTiling, elem string) triton.Kernel {
 	mask := w.op("arith.andi %s, %s : %s", w.rows(cm, bc, kp, "i1"), w.cols(km, bc, kp, "i1"), mat(bc, kp, "i1"))
 	w.line("tt.store %s, %s, %s : %s", w.ptrs("%arg4", "f32", off, fmt.Sprintf("%dx%d", bc, kp)), acc[0], mask, mat(bc, kp, ptrOf("f32")))
 	args := []string{elem, "f32", "f32", elem, "f32"}
-	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{t.programs, t.blocks, 1}, Warps: 4}
+	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{t.programs, t.blocks, 1}, Warps: t.warps,
+		Stages: t.stages}
 }

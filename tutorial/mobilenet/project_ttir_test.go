@@ -13,14 +13,18 @@ import (
 // TestTTInterpProject: the projection kernels' out = a·W and dW = Σ over programs of aᵀ·dout, with a = ReLU6(y·scale +
 // shift) made as they load y, against float64 — in f32 and bf16, with pixel and channel counts that leave partial
 // tiles (past the last pixel a is ReLU6(shift), which must reach neither product), several channel blocks, several
-// tiles a program, and scales of both signs so that ReLU6 clips on both sides.
+// tiles a program, tiles other than the default's (ProjectTile), and scales of both signs so that ReLU6 clips on both
+// sides.
 func TestTTInterpProject(t *testing.T) {
 	for _, c := range []struct {
 		p, c, k, tiles int
 		elem           string
-	}{{200, 40, 24, 0, "f32"}, {130, 144, 24, 2, "bf16"}, {300, 17, 16, 3, "f32"}, {100, 96, 64, 1, "bf16"}} {
-		t.Run(fmt.Sprintf("p%d_c%d_k%d_tiles%d_%s", c.p, c.c, c.k, c.tiles, c.elem), func(t *testing.T) {
-			tl := newProjectTiling(c.p, c.c, c.k)
+		tile           ProjectTile
+	}{{200, 40, 24, 0, "f32", ProjectTile{}}, {130, 144, 24, 2, "bf16", ProjectTile{}}, {300, 17, 16, 3, "f32", ProjectTile{}},
+		{100, 96, 64, 1, "bf16", ProjectTile{}}, {300, 144, 24, 0, "bf16", ProjectTile{Pixels: 128, Channels: 32}},
+		{90, 40, 16, 0, "f32", ProjectTile{Pixels: 16, Channels: 16, Programs: 2}}} {
+		t.Run(fmt.Sprintf("p%d_c%d_k%d_tiles%d_%s_%v", c.p, c.c, c.k, c.tiles, c.elem, c.tile), func(t *testing.T) {
+			fw, tl := newProjectTiling(c.p, c.c, c.k, c.tile, true), newProjectTiling(c.p, c.c, c.k, c.tile, false)
 			if c.tiles > 0 {
 				tl.tiles, tl.programs = c.tiles, cdiv(c.p, tl.bp*c.tiles)
 			}
@@ -43,7 +47,7 @@ func TestTTInterpProject(t *testing.T) {
 				a[i] = ttRound(c.elem, min(max(float64(float32(y[i]*scale[ch]+shift[ch])), 0), 6))
 			}
 			out, part := make([]float64, c.p*c.k), make([]float64, tl.programs*c.c*c.k)
-			mustRunTT(t, projectForwardKernel(tl, c.elem), y, scale, shift, w, out)
+			mustRunTT(t, projectForwardKernel(fw, c.elem), y, scale, shift, w, out)
 			mustRunTT(t, projectWeightGradKernel(tl, c.elem), y, scale, shift, dout, part)
 			tol := 1e-4
 			if c.elem == "bf16" {
@@ -79,18 +83,24 @@ func TestTTInterpProject(t *testing.T) {
 }
 
 // TestProjectIR: the kernels for MobileNetV2's projections that they take, at batch 128: one tt.dot a channel block
-// (forward) or a tile (weight gradient), no tile larger than [64, 64], tilings that cover the pixels exactly once,
-// and the wider projections left to XLA.
+// (forward) or a tile (weight gradient), no tile larger than [128, 64], tilings that cover the pixels exactly once,
+// the defaults run75 picked (128 pixels for the narrow layers' forward kernel, num_stages 3 for the weight
+// gradient's loop), and the wider projections left to XLA.
 func TestProjectIR(t *testing.T) {
-	for _, l := range []struct{ h, c, k int }{{112, 32, 16}, {56, 144, 24}, {28, 192, 32}, {14, 384, 64}, {14, 192, 64}} {
-		tl := newProjectTiling(128*l.h*l.h, l.c, l.k)
+	for _, l := range []struct {
+		h, c, k, forwardPixels int
+	}{{112, 32, 16, 128}, {56, 144, 24, 128}, {28, 192, 32, 128}, {14, 384, 64, 64}, {14, 192, 64, 64}} {
+		fw, tl := newProjectTiling(128*l.h*l.h, l.c, l.k, ProjectTile{}, true), newProjectTiling(128*l.h*l.h, l.c, l.k, ProjectTile{}, false)
 		if !projectFits(l.k) || tl.programs*tl.tiles*tl.bp < tl.p || (tl.programs-1)*tl.tiles*tl.bp >= tl.p {
 			t.Errorf("%+v: tiling %+v does not cover the pixels exactly once", l, tl)
+		}
+		if fw.bp != l.forwardPixels || tl.bp != 64 || fw.stages != 1 || tl.stages != 3 {
+			t.Errorf("%+v: forward tiling %+v, weight-gradient tiling %+v", l, fw, tl)
 		}
 		for i, k := range []struct {
 			kernel triton.Kernel
 			dots   int
-		}{{projectForwardKernel(tl, "bf16"), tl.blocks}, {projectWeightGradKernel(tl, "bf16"), 1}} {
+		}{{projectForwardKernel(fw, "bf16"), fw.blocks}, {projectWeightGradKernel(tl, "bf16"), 1}} {
 			ir := k.kernel.IR
 			if n := strings.Count(ir, "tt.dot "); n != k.dots || strings.Contains(ir, "ieee") {
 				t.Errorf("%+v kernel %d: %d tt.dot (want %d), ieee %v", l, i, n, k.dots, strings.Contains(ir, "ieee"))
@@ -99,17 +109,20 @@ func TestProjectIR(t *testing.T) {
 			for len(body) > 0 {
 				op := body[0]
 				body = append(body[1:], op.body...)
-				if ttSize(op.typ.shape) > 64*64 {
+				if ttSize(op.typ.shape) > 128*64 {
 					t.Errorf("%+v kernel %d: a %v tile at line %d", l, i, op.typ.shape, op.line)
 					break
 				}
 			}
 		}
 	}
+	if c := projectWeightGradKernel(newProjectTiling(4096, 32, 16, ProjectTile{Stages: 2, Warps: 8}, false), "bf16").Config(); !strings.Contains(c, "num_stages = 2 : i32, num_warps = 8 : i32") {
+		t.Errorf("ProjectTile's stages and warps do not reach the kernel: %.80s…", c[len(c)-160:])
+	}
 	if projectFits(96) || projectFits(160) {
 		t.Error("projectFits takes projections past its limit")
 	}
-	if !strings.Contains(projectForwardKernel(newProjectTiling(100, 16, 16), "f32").IR, "inputPrecision = ieee") {
+	if !strings.Contains(projectForwardKernel(newProjectTiling(100, 16, 16, ProjectTile{}, true), "f32").IR, "inputPrecision = ieee") {
 		t.Error("f32 dots without inputPrecision = ieee would run in tf32")
 	}
 }

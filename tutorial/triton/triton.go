@@ -38,6 +38,9 @@ type Kernel struct {
 	Grid [3]int
 	// Warps is the number of warps per program (Triton's num_warps; 0 means 4).
 	Warps int
+	// Stages is Triton's num_stages, how many iterations of a loop's loads its software pipeliner keeps in flight
+	// (0 means 1: no pipelining, which run54 found as fast for the depthwise row loops).
+	Stages int
 }
 
 // Config renders the custom call's backend config: an MLIR dictionary attribute, the form XLA's TritonCall::Parse
@@ -52,8 +55,9 @@ func (k Kernel) Config() string {
 	if warps == 0 {
 		warps = 4
 	}
-	return fmt.Sprintf(`{name = "%s", ir = "%s", num_stages = 1 : i32, num_warps = %d : i32, grid_x = %d : i32, `+
-		`grid_y = %d : i32, grid_z = %d : i32, debug = false}`, k.Name, escape(k.IR), warps, grid[0], grid[1], grid[2])
+	return fmt.Sprintf(`{name = "%s", ir = "%s", num_stages = %d : i32, num_warps = %d : i32, grid_x = %d : i32, `+
+		`grid_y = %d : i32, grid_z = %d : i32, debug = false}`, k.Name, escape(k.IR), max(k.Stages, 1), warps, grid[0],
+		grid[1], grid[2])
 }
 
 // escape writes s as the body of an MLIR string literal using only hex escapes (\22 for a quote, \5C for a

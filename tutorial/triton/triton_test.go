@@ -23,6 +23,10 @@ func TestConfigIsOneEscapedLine(t *testing.T) {
 			t.Fatalf("Config() holds byte %#x: go-xla would quote it in a form MLIR may not read", c)
 		}
 	}
+	k.Stages, k.Warps = 3, 8
+	if got := k.Config(); !strings.Contains(got, "num_stages = 3 : i32, num_warps = 8 : i32,") {
+		t.Errorf("Config() with Stages 3 and Warps 8: %s", got)
+	}
 }
 
 func TestCallRefusesTheGoBackend(t *testing.T) {
