@@ -38,21 +38,28 @@ var (
 	tileR4     = RowTile{Rows: 4}
 	tileR16    = RowTile{Rows: 16}
 	tileW8     = RowTile{Width: 8}
+	// run72's second round, combining run69's winners.
+	tileR32       = RowTile{Rows: 32}
+	tileR16W8     = RowTile{Rows: 16, Width: 8}
+	tileR16W8PT2  = RowTile{Rows: 16, Width: 8, PerThread: 2}
+	tileR16C64    = RowTile{Rows: 16, Channels: 64}
+	tileR16C16PT2 = RowTile{Rows: 16, Channels: 16, PerThread: 2}
 )
 
 // rowTileTable is the fastest of run61's tiles for each row kernel of MobileNetV2 at 224×224 that some tile beat by
 // 3% or more (µs a step, default → tile; the profiles used dw-forward=triton, and the table serves triton-stats
-// too), and run69's for the merged dx + dK kernel. A kernel missing from it, or any other geometry, keeps the
-// default tile.
+// too), and run69's and run72's for the merged dx + dK kernel and the forward kernel. A kernel missing from it, or
+// any other geometry, keeps the default tile.
 var rowTileTable = map[rowKernelSite]RowTile{
-	// The forward entries as run69's sweep found them on FastestDepthwise's loop (two rows an iteration, carried
-	// sums, the stats kernel; µs a step at 128, run61's tile → the sweep's best): run61 swept the forward kernel
-	// without that loop, and on five layers another tile is now 4–17% faster; on 56×56×144 stride 1 the default.
+	// The forward entries as run69's and run72's sweeps found them on FastestDepthwise's loop (two rows an
+	// iteration, carried sums, the stats kernel; µs a step at 128, run61's tile → run69's best → run72's, whose
+	// second round combined run69's winners): run61 swept the forward kernel without that loop.
 	{rowsForward, 112, 32, 1}:    tileR16,    // 112.0
 	{rowsForward, 112, 96, 2}:    tileC64,    // 208.0 (default) → 191.0
-	{rowsForward, 56, 144, 2}:    tileC64,    // 117.6 → 109.7
-	{rowsForward, 28, 192, 1}:    tileR16,    // 130.9 → 119.3
-	{rowsForward, 28, 192, 2}:    tileC64PT8, // 23.0
+	{rowsForward, 56, 144, 1}:    tileR16C64, // 183.9 (default) → 177.6
+	{rowsForward, 56, 144, 2}:    tileR16C64, // 117.6 → 109.7 → 96.0
+	{rowsForward, 28, 192, 1}:    tileR16W8,  // 130.9 → 119.3 → 104.7
+	{rowsForward, 28, 192, 2}:    tileR16C64, // 23.0 → 21.5
 	{rowsForward, 14, 384, 1}:    tileR16,    // 124.6 → 104.2
 	{rowsForward, 14, 576, 1}:    tileR16,    // 95.9 → 79.3
 	{rowsForward, 14, 576, 2}:    tileC64,    // 16.7
@@ -77,18 +84,18 @@ var rowTileTable = map[rowKernelSite]RowTile{
 	{rowsKernelGrad, 7, 960, 1}:  tileC16,    // 81.9 → 78.3
 	// excerpt: merged-kernel-tiles
 	// The merged dx + dK kernel holds both kernels' accumulators (157–168 registers a thread on most layers), so
-	// the dx kernel's tile is not its best: run69 swept it alone (µs a step at 128, the dx kernel's tile → the
-	// sweep's best). Where no tile beat the dx kernel's tile by 3%, the entry keeps it.
-	{rowsInputKernelGrad, 112, 32, 1}: tileR16,    // 223.3, the dx tile
-	{rowsInputKernelGrad, 112, 96, 2}: tileR16,    // 487.6, the dx tile
-	{rowsInputKernelGrad, 56, 144, 1}: tilePT2,    // 354.7, the dx tile (r16: 346.0)
-	{rowsInputKernelGrad, 56, 144, 2}: tileR16,    // 264.6 → 239.7
-	{rowsInputKernelGrad, 28, 192, 1}: tileW8,     // 313.3 → 265.1
-	{rowsInputKernelGrad, 28, 192, 2}: tileW8,     // 116.1 → 109.1
-	{rowsInputKernelGrad, 14, 384, 1}: tileR16,    // 231.2 → 202.1
-	{rowsInputKernelGrad, 14, 576, 1}: tileR16,    // 170.8 → 149.1
-	{rowsInputKernelGrad, 14, 576, 2}: tileR16,    // 60.4, the dx tile
-	{rowsInputKernelGrad, 7, 960, 1}:  tileC16PT2, // 131.9 → 114.5
+	// the dx kernel's tile is not its best: run69 swept it alone, and run72 combined run69's winners (µs a step at
+	// 128, the dx kernel's tile → run69's best → run72's). Where no tile beat the one before by 3%, it stays.
+	{rowsInputKernelGrad, 112, 32, 1}: tileR32,       // 223.3, the dx tile → 212.5
+	{rowsInputKernelGrad, 112, 96, 2}: tileR32,       // 487.6, the dx tile → 456.8
+	{rowsInputKernelGrad, 56, 144, 1}: tileR16W8PT2,  // 354.7, the dx tile → 315.2
+	{rowsInputKernelGrad, 56, 144, 2}: tileR16W8PT2,  // 264.6 → 239.7 → 229.9
+	{rowsInputKernelGrad, 28, 192, 1}: tileR16W8,     // 313.3 → 265.1 → 222.4
+	{rowsInputKernelGrad, 28, 192, 2}: tileR16W8PT2,  // 116.1 → 109.1 → 75.4
+	{rowsInputKernelGrad, 14, 384, 1}: tileR16,       // 231.2 → 202.1
+	{rowsInputKernelGrad, 14, 576, 1}: tileR16,       // 170.8 → 149.1
+	{rowsInputKernelGrad, 14, 576, 2}: tileR16C16PT2, // 60.4, the dx tile → 57.7
+	{rowsInputKernelGrad, 7, 960, 1}:  tileC16PT2,    // 131.9 → 114.5
 	// excerpt end
 }
 

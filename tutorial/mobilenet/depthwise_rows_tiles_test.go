@@ -65,10 +65,10 @@ func TestRowTileForKernel(t *testing.T) {
 		g    dwGeometry
 		want RowTile
 	}{
-		{rowsForward, g, RowTile{Rows: 16, Unroll: 3, CarrySums: true}},
+		{rowsForward, g, RowTile{Rows: 16, Width: 8, Unroll: 3, CarrySums: true}},
 		{rowsInputGrad, g, RowTile{Rows: 16, Unroll: 3, CarrySums: true}},
 		{rowsKernelGrad, g, RowTile{PerThread: 2, Unroll: 3, CarrySums: true}},
-		{rowsInputKernelGrad, g, RowTile{Width: 8, Unroll: 3, CarrySums: true}},
+		{rowsInputKernelGrad, g, RowTile{Rows: 16, Width: 8, Unroll: 3, CarrySums: true}},
 		{rowsForward, dwGeometry{N: 4, H: 7, W: 7, C: 960, HO: 7, WO: 7, S: 1}, RowTile{Unroll: 3, CarrySums: true}}, // none better by 3%
 		{rowsForward, dwGeometry{N: 4, H: 9, W: 9, C: 8, HO: 9, WO: 9, S: 1}, RowTile{Unroll: 3, CarrySums: true}},   // no such layer
 	} {
@@ -79,8 +79,8 @@ func TestRowTileForKernel(t *testing.T) {
 }
 
 // TestPerLayerTilesReachTheKernels: the model's kernels change with dw-row-tiles=per-layer, through the same
-// entry points the step uses (forwardKernel, inputGradKernel): the 28×28 layer's forward and dx kernels run 16
-// rows a program (fewer programs).
+// entry points the step uses (forwardKernel, inputGradKernel): the 14×14×384 layer's forward kernel and the
+// 28×28 layer's dx kernel run 16 rows a program (fewer programs).
 func TestPerLayerTilesReachTheKernels(t *testing.T) {
 	var c Config
 	if err := c.SetFormulation("dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=triton,dw-tiling=rows,dw-row-tiles=per-layer"); err != nil {
@@ -89,7 +89,8 @@ func TestPerLayerTilesReachTheKernels(t *testing.T) {
 	one := c.Depthwise
 	one.RowTile.PerLayer = false
 	g := dwGeometry{N: 128, H: 28, W: 28, C: 192, HO: 28, WO: 28, S: 1, Elem: "bf16"}
-	if a, b := forwardKernel(g, true, c.Depthwise), forwardKernel(g, true, one); a.Grid[0]*2 != b.Grid[0] || !strings.Contains(a.Name, "forward_rows") {
+	g14 := dwGeometry{N: 128, H: 14, W: 14, C: 384, HO: 14, WO: 14, S: 1, Elem: "bf16"}
+	if a, b := forwardKernel(g14, true, c.Depthwise), forwardKernel(g14, true, one); a.Grid[0]*2 != b.Grid[0] || !strings.Contains(a.Name, "forward_rows") {
 		t.Errorf("forward kernel: %d programs per-layer, %d with one tile; want half (16 rows a program, not 8)", a.Grid[0], b.Grid[0])
 	}
 	if a, b := inputGradKernel(g, true, c.Depthwise), inputGradKernel(g, true, one); a.Grid[0]*2 != b.Grid[0] {

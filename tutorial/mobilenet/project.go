@@ -34,6 +34,8 @@ type projectBackward struct {
 	dW      *Node // built once, from dout
 }
 
+// excerpt: projection-prologue
+
 // projection is a block's projection, 1×1 convolution with kernel i (to K channels), then batch norm i+1: with the
 // prologue where it applies — in training, with project-prologue=bn-relu6, behind a marked ReLU6(batch norm), to
 // at most projectMaxK channels.
@@ -65,6 +67,8 @@ func (f *forward) projection(a *Node, i int) *Node {
 	})
 	return f.batchNorm(out, i+1)
 }
+
+// excerpt end
 
 // build makes dW = aᵀ·dout: by the weight-gradient kernel, or by graph operations that remake a from y.
 func (b *projectBackward) build() {

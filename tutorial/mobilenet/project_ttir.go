@@ -98,6 +98,7 @@ func projectForwardKernel(t projectTiling, elem string) triton.Kernel {
 	br := w.op("tt.make_range {end = %d : i32, start = 0 : i32} : %s", bc, vec(bc, "i32"))
 	rowsP, rowsPm := w.bin("muli", w.rows(p, bp, bc, "i32"), t.c, mat(bp, bc, "i32")), w.rows(pm, bp, bc, "i1")
 	acc := w.zeros(mat(bp, kp, "f32"))
+	// excerpt: projection-forward-blocks
 	for b := range t.blocks {
 		// y [bp, bc] and a = ReLU6(y·scale + shift): past the last channel y, scale and shift load as 0, so a is 0
 		// and W's rows there load as 0 too; past the last pixel a is ReLU6(shift), in rows that are not stored.
@@ -114,6 +115,7 @@ func projectForwardKernel(t projectTiling, elem string) triton.Kernel {
 		wt := w.op("tt.load %s, %s, %s : %s", w.ptrs("%arg3", elem, wOff, fmt.Sprintf("%dx%d", bc, kp)), wMask, w.zeros(mat(bc, kp, elem)), mat(bc, kp, ptrOf(elem)))
 		acc = w.dot(a, wt, acc, mat(bp, bc, elem), mat(bc, kp, elem), mat(bp, kp, "f32"), elem)
 	}
+	// excerpt end
 	outOff := w.op("arith.addi %s, %s : %s", w.bin("muli", w.rows(p, bp, kp, "i32"), t.k, mat(bp, kp, "i32")), w.cols(kr, bp, kp, "i32"), mat(bp, kp, "i32"))
 	outMask := w.op("arith.andi %s, %s : %s", w.rows(pm, bp, kp, "i1"), w.cols(km, bp, kp, "i1"), mat(bp, kp, "i1"))
 	pk := fmt.Sprintf("%dx%d", bp, kp)

@@ -1,31 +1,26 @@
 #!/bin/bash
-# Device call run76 (prepared in session 30). run75's sweep (../2026-12-07-h100-run75/proj-tiles.txt) gave the
-# projection kernels new defaults: the narrow layers' forward kernel on 128 pixels a tile, the weight-gradient loop
-# with Triton's num_stages 3 (profiles: 712 → ~600 µs a step at 128). And it found why the Gram sums' GPU test
-# failed: the test's reference, whose bfloat16 rounding XLA dropped (SimplifyFPConversions); the test now rounds on
-# the host. So, one binary (the options are -model keys):
-#   1. TestGramSums on the GPU; if it passes, G = bn-sums=gram is timed below;
-#   2. ladder configurations of 400 timed steps: NEW (FP, the new default tiles) against OLD (FP with
-#      project-pixels=64,project-stages=1: run74's tile) and G (NEW + bn-sums=gram) at 512, then in reverse at 128;
-#   3. NEW at 256 and PyTorch's step 11 at 128/256/512: issue 15's targets 1 and 2 from this call;
-#   4. kernel profiles at 128: NEW, and NEW with the 112×112 layer's best from run75 (programs 1024) everywhere,
-#      warps 2 (the forward kernels' other winner), num_stages 4.
+# Device call run76 (prepared in session 30): two tile changes from kernel profiles, timed as ladder configurations
+# of 400 steps, and the claims with them.
+#  - The projection kernels' new defaults from run75's sweep (../2026-12-07-h100-run75/proj-tiles.txt): the narrow
+#    layers' forward kernel on 128 pixels a tile, the weight-gradient loop with Triton's num_stages 3 (projection
+#    kernels 712 → ~600 µs a step at 128). Their old tile is -model project-pixels=64,project-stages=1.
+#  - run72's second round of row-kernel tiles, read in session 30 (`merged_tiles.py` on run72's profiles →
+#    ../2026-12-07-h100-run72/merged-tiles-2.txt, forward-tiles-2.txt): 169 µs a step at 128 for the merged dx + dK
+#    kernel, 36 for the forward kernel, now in rowTileTable. gpu/trainopt-old.xz is commit 7331c6f (the projection
+#    defaults, run72's first-round table); gpu/trainopt.xz adds the new table.
+# Configurations: N = the new binary's fast-start model (FP), R = the old binary's (the row tiles before), O = the new
+# binary with the old projection tile; at 512 N R O, at 128 O R N; N at 256, then PyTorch's step 11 (targets 1 and
+# 2), then kernel profiles of N, R and O at 128. No Gram test: the call's tree has room for two binaries, not three.
 RUN=76 LIMIT=${LIMIT:-570}
 . "$(dirname "$0")/../lib.sh"
 P=reduction-row=256,stem=space-to-depth
 F=",dw-forward=triton-stats,dw-input-grad=triton,dw-kernel-grad=in-dx,dw-prologue=bn-relu6-backward,dw-tiling=rows,dw-row-carry=sums,dw-row-unroll=2,dw-row-tiles=per-layer,project-prologue=bn-relu6" # = ladder fast start's model
-OLD="$F,project-pixels=64,project-stages=1"
-(cd tutorial/mobilenet && timeout 120 /tmp/mobilenet.test -test.run 'TestGramSums' -test.v > $W/test/gram.log 2>&1)
-log "gram test rc=$? $(grep -c -- '--- PASS' $W/test/gram.log) passed, $(grep -c -- '--- FAIL' $W/test/gram.log) failed"
-G=; grep -q "^--- PASS: TestGramSums " $W/test/gram.log && G="$F,bn-sums=gram"
+O="$F,project-pixels=64,project-stages=1"
+OLD=/tmp/trainopt-old
 export TO=120
-v new-512 512 "$F"; v old-512 512 "$OLD"; [ -n "$G" ] && v g-512 512 "$G"
-[ -n "$G" ] && v g-128 128 "$G"; v old-128 128 "$OLD"; v new-128 128 "$F"
-v new-256 256 "$F"
+v n-512 512 "$F"; BIN=$OLD v r-512 512 "$F"; v o-512 512 "$O"
+v o-128 128 "$O"; BIN=$OLD v r-128 128 "$F"; v n-128 128 "$F"
+v n-256 256 "$F"
 [ $(( LIMIT - SECONDS )) -ge 230 ] && torch11 128,256,512 || log "torch skipped (time)"
-profkeep new "$F"; profkeep old "$OLD"
-profkeep programs-1024 "$F,project-programs=1024"
-profkeep warps-2 "$F,project-warps=2"
-profkeep stages-4 "$F,project-stages=4"
-[ -n "$G" ] && profkeep g "$G"
+profkeep n "$F"; BIN=$OLD profkeep r "$F"; profkeep o "$O"
 log "end"
