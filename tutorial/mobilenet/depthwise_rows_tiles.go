@@ -48,8 +48,9 @@ var (
 
 // rowTileTable is the fastest of run61's tiles for each row kernel of MobileNetV2 at 224×224 that some tile beat by
 // 3% or more (µs a step, default → tile; the profiles used dw-forward=triton, and the table serves triton-stats
-// too), and run69's and run72's for the merged dx + dK kernel and the forward kernel. A kernel missing from it, or
-// any other geometry, keeps the default tile.
+// too), and run69's and run72's for the merged dx + dK kernel and the forward kernel (run72's second round: +2.6%
+// at 512 and +1.8% at 128 as ladder configurations in run76). A kernel missing from it, or any other geometry,
+// keeps the default tile.
 var rowTileTable = map[rowKernelSite]RowTile{
 	// The forward entries as run69's and run72's sweeps found them on FastestDepthwise's loop (two rows an
 	// iteration, carried sums, the stats kernel; µs a step at 128, run61's tile → run69's best → run72's, whose
