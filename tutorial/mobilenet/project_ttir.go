@@ -52,8 +52,12 @@ const (
 	projectPrograms = 256
 )
 
+// excerpt: projection-tiling
+
 // newProjectTiling is the tiling of the forward kernel (forward) or the weight-gradient kernel: tile's fields where
-// set, the defaults above where not.
+// set, else run75's picks — 128 pixels a tile for the forward kernel of a layer to at most 32 channels from at most
+// 192, num_stages 3 for the weight gradient's loop, and otherwise 64 pixels, blocks of 64 channels, about 256
+// programs and 4 warps.
 func newProjectTiling(p, c, k int, tile ProjectTile, forward bool) projectTiling {
 	pixels, stages := projectPixels, projectGradStages
 	if forward {
@@ -71,6 +75,8 @@ func newProjectTiling(p, c, k int, tile ProjectTile, forward bool) projectTiling
 	t.programs = cdiv(p, t.bp*t.tiles)
 	return t
 }
+
+// excerpt end
 
 // projectFits says whether the kernels take a projection to K channels.
 func projectFits(k int) bool { return k <= projectMaxK }
