@@ -33,7 +33,7 @@ type projectTiling struct{ p, c, k, kp, bc, blocks, bp, tiles, programs, warps, 
 // The default tile, which ProjectTile's fields override. run75 swept each field alone in kernel profiles at 128 on
 // an H100 (assets/gpu-runs/2026-12-07-h100-run75/proj-tiles.txt, µs a step of the 14 kernels): the forward kernels
 // of the layers to at most 32 channels from at most 192 are 6–12% faster on 128 pixels a tile (the 14×14 ones, to
-// 64, 8–21% slower), and the weight-gradient loop 2–48% faster with Triton's software pipelining (num_stages 3)
+// 64, 13–21% slower), and the weight-gradient loop 2–48% faster with Triton's software pipelining (num_stages 3)
 // on six of its seven layers (131 → 68 µs on the 112×112 one, which the 256 programs of one 64-pixel tile after
 // another had left waiting on memory). Warps, channel blocks and 32 pixels lost or tied everywhere. As ladder
 // configurations (run76) the new defaults made the step 1.0% faster at 512 and 0.8% at 128.
