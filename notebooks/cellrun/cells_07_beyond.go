@@ -28,8 +28,8 @@ func init() {
 	register("07.39", "07-beyond", cell07_39)
 	register("07.42", "07-beyond", cell07_42)
 	register("07.44", "07-beyond", cell07_44)
-	register("07.51", "07-beyond", cell07_51)
-	register("07.54", "07-beyond", cell07_54)
+	register("07.52", "07-beyond", cell07_52)
+	register("07.55", "07-beyond", cell07_55)
 }
 
 func cell07_4() {
@@ -128,10 +128,10 @@ func cell07_44() {
 	nbutil.Run(cfg)
 }
 
-func cell07_51() {
+func cell07_52() {
 	nbutil.Experiment("13", "dw-input-grad=phases")
 }
 
-func cell07_54() {
+func cell07_55() {
 	nbutil.CompileTimes()
 }
