@@ -73,6 +73,9 @@ var formulationKeys = []formulationKey{
 	{name: "project-prologue", values: []string{"none", "bn-relu6"},
 		get: func(c Config) string { return pick(c.ProjectPrologue, "bn-relu6", "none") },
 		set: func(c *Config, v string) error { c.ProjectPrologue = v == "bn-relu6"; return nil }},
+	{name: "project-sums", values: []string{"xla", "kernel"},
+		get: func(c Config) string { return pick(c.ProjectSums, "kernel", "xla") },
+		set: func(c *Config, v string) error { c.ProjectSums = v == "kernel"; return nil }},
 	tileKey("project-pixels", 16, 256, true, func(c *Config) *int { return &c.ProjectTile.Pixels }),
 	tileKey("project-channels", 16, 128, true, func(c *Config) *int { return &c.ProjectTile.Channels }),
 	tileKey("project-programs", 16, 8192, true, func(c *Config) *int { return &c.ProjectTile.Programs }),
@@ -226,6 +229,10 @@ func (c *Config) SetFormulation(text string) error {
 	if c.ExpandGrad != ExpandGradXLA && d.Prologue != PrologueBNReLU6Backward {
 		return fmt.Errorf("model formulation %q: expand-grad=%s starts from the gradient that "+
 			"dw-prologue=bn-relu6-backward makes, so it needs it", text, c.ExpandGrad)
+	}
+	if c.ProjectSums && !c.ProjectPrologue {
+		return fmt.Errorf("model formulation %q: project-sums=kernel sums the output of project-prologue=bn-relu6's "+
+			"forward kernel, so it needs it", text)
 	}
 	if c.ProjectTile != (ProjectTile{}) && !c.ProjectPrologue {
 		return fmt.Errorf("model formulation %q: project-pixels, -channels, -programs, -warps and -stages are the "+

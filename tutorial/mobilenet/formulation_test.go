@@ -23,6 +23,7 @@ func TestFormulationRoundTrip(t *testing.T) {
 		{ExpandGrad: ExpandGradDistributed, Depthwise: FastestDepthwise()},
 		{Sums: SumsGram, ReductionRow: 256, Depthwise: FastestDepthwise()},
 		{ProjectPrologue: true, Depthwise: FastestDepthwise()},
+		{ProjectPrologue: true, ProjectSums: true, Depthwise: FastestDepthwise()},
 		{ProjectPrologue: true, ProjectTile: ProjectTile{Pixels: 128, Channels: 32, Programs: 1024, Warps: 8, Stages: 3},
 			Depthwise: FastestDepthwise()},
 		{ExpandGrad: ExpandGradFused, ExpandGradTile: ExpandGradTile{Pixels: 32, Warps: 8},
@@ -98,11 +99,13 @@ func TestFormulationErrors(t *testing.T) {
 		"dw-kernel-grad=in-dx,dw-forward=triton,dw-input-grad=triton,dw-prologue=bn-relu6,dw-tiling=rows":                          "needs dw-prologue",
 		"dw-tiling=rows,dw-forward=triton,dw-row-tiles=per-layer,dw-row-per-thread=2":                                              "cannot go with dw-row-channels",
 		"dw-epilogue=bn-relu6-backward,dw-forward=triton,dw-input-grad=triton,dw-kernel-grad=triton,dw-prologue=bn-relu6-backward": "needs dw-kernel-grad=in-dx",
-		"dw-epilogue=bn-relu6":              "dw-epilogue is one of none, bn-relu6-backward",
-		"project-warps=8,dw-forward=triton": "project-prologue=bn-relu6's kernels, so they need it",
-		"project-pixels=96":                 "a power of two from 16 to 256, got 96",
-		"project-programs=8":                "a power of two from 16 to 8192, got 8",
-		"project-stages=5":                  "a number from 1 to 4, got 5",
+		"dw-epilogue=bn-relu6":                  "dw-epilogue is one of none, bn-relu6-backward",
+		"project-warps=8,dw-forward=triton":     "project-prologue=bn-relu6's kernels, so they need it",
+		"project-pixels=96":                     "a power of two from 16 to 256, got 96",
+		"project-programs=8":                    "a power of two from 16 to 8192, got 8",
+		"project-sums=kernel,dw-forward=triton": "project-prologue=bn-relu6's forward kernel, so it needs it",
+		"project-sums=on":                       "project-sums is one of xla, kernel",
+		"project-stages=5":                      "a number from 1 to 4, got 5",
 	} {
 		var c Config
 		err := c.SetFormulation(text)

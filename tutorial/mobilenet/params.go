@@ -68,6 +68,10 @@ type Config struct {
 	// their result is never written (project.go; -model project-prologue=bn-relu6). It needs the depthwise layers'
 	// forward kernels by Triton (a CUDA GPU); elsewhere the same formulas run as graph operations.
 	ProjectPrologue bool
+	// ProjectSums has the projection's forward kernel (ProjectPrologue) also sum its output and its square for the
+	// batch norm after it, as the depthwise stats kernel does (-model project-sums=kernel), so that batch norm does
+	// not read the output again for them. An experiment: its kernel is checked in the IR interpreter, not yet timed.
+	ProjectSums bool
 	// ProjectTile is the projection kernels' tile for every layer; a zero field takes the default
 	// (project_ttir.go). It is an experiment's lever (-model project-pixels=128,project-warps=8,…) for sweeping
 	// the kernels' tiles.

@@ -57,14 +57,22 @@ func (f *forward) projection(a *Node, i int) *Node {
 		p := a.Shape().Size() / c
 		tl := newProjectTiling(p, c, k, back.tile, true)
 		y := Reshape(ConvertDType(pro.z, f.pass.Compute), p, c)
-		made := triton.Call(projectForwardKernel(tl, ttElem(f.pass.Compute)), shapes.Make(f.pass.Compute, p, k),
-			y, pro.scale, pro.shift, Reshape(w, c, k))
-		triton.Replace(out, Reshape(made, out.Shape().Dimensions...))
+		kern := projectForwardKernel(tl, ttElem(f.pass.Compute), f.m.ProjectSums)
+		outs := []shapes.Shape{shapes.Make(f.pass.Compute, p, k)}
+		if f.m.ProjectSums { // and the batch norm after it takes its sums from the kernel (storeSums)
+			outs = append(outs, shapes.Make(dtypes.Float32, kern.Grid[0], 2, k))
+		}
+		made := triton.CallMulti(kern, outs, y, pro.scale, pro.shift, Reshape(w, c, k))
+		triton.Replace(out, Reshape(made[0], out.Shape().Dimensions...))
+		if f.m.ProjectSums {
+			sum, sumSq := partialSums(made[1])
+			storeSums(out, [2]*Node{sum, sumSq})
+		}
 	}
-	out = IdentityWithCustomGradient(out, func(_, v *Node) *Node {
+	out = carrySums(out, IdentityWithCustomGradient(out, func(_, v *Node) *Node {
 		back.dout = v
 		return v
-	})
+	}))
 	return f.batchNorm(out, i+1)
 }
 

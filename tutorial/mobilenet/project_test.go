@@ -15,7 +15,8 @@ import (
 // with the projection's prologue (project-prologue=bn-relu6) against GoMLX's own gradient of the same graph: the
 // output, dx, dK, the projection's dW and both batch norms' dγ and dβ, with γ and β that make ReLU6 clip on both
 // sides, strides 1 and 2, channel counts that leave partial tiles. On the pure-Go backend in float64 with graph
-// operations; with a GPU (GOMLX_BACKEND at the CUDA plugin) in float32 with the Triton kernels.
+// operations; with a GPU (GOMLX_BACKEND at the CUDA plugin) in float32 with the Triton kernels, the forward kernel
+// also making the second batch norm's sums (project-sums=kernel).
 func TestProjectionMatchesAutodiff(t *testing.T) {
 	backend := testBackend(t)
 	dtype, tol := dtypes.Float64, 1e-9
@@ -37,7 +38,7 @@ func TestProjectionMatchesAutodiff(t *testing.T) {
 			oh := (h-1)/tc.stride + 1
 			dy := randSlice(rng, b*oh*oh*tc.k)
 			run := func(prologue bool) [][]float64 {
-				m := &Model{Config: Config{Depthwise: form, MaskedReLU6: true, ProjectPrologue: prologue},
+				m := &Model{Config: Config{Depthwise: form, MaskedReLU6: true, ProjectPrologue: prologue, ProjectSums: prologue},
 					Params: []Param{{}, {}, {}, {}, {Shape: []int{1, 1, tc.c, tc.k}}}}
 				exec := MustNewExec(backend, func(in []*Node) []*Node {
 					xN, kN, gN, bN, wN, g2N, b2N, dyN := in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]
@@ -56,10 +57,13 @@ func TestProjectionMatchesAutodiff(t *testing.T) {
 					tensors.FromFlatDataAndDimensions(wt, 1, 1, tc.c, tc.k), tensors.FromFlatDataAndDimensions(g2, tc.k),
 					tensors.FromFlatDataAndDimensions(b2, tc.k), tensors.FromFlatDataAndDimensions(dy, b, oh, oh, tc.k))
 			}
-			before := projectGradsBuilt.Load()
+			before, stoodIn := projectGradsBuilt.Load(), sumsStoodIn.Load()
 			got := run(true)
 			if projectGradsBuilt.Load() == before {
 				t.Fatal("the projection's hand-written dW was not built")
+			}
+			if kernels := form.Forward.isTriton(); (sumsStoodIn.Load() > stoodIn) != kernels {
+				t.Fatalf("the forward kernel's sums stood in for the batch norm's: %v, want %v", sumsStoodIn.Load() > stoodIn, kernels)
 			}
 			want := run(false)
 			for i, name := range []string{"y", "dx", "dK", "dW", "dγ", "dβ", "dγ₂", "dβ₂"} {

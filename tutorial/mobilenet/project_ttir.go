@@ -92,9 +92,13 @@ func (w *ttWriter) dot(a, b, acc, ta, tb, tc, elem string) string {
 }
 
 // projectForwardKernel writes the forward kernel for elem (the element type of y, W and out). Arguments, in order:
-// y [P, C], scale [C] f32, shift [C] f32, W [C, K], then the output out [P, K].
-func projectForwardKernel(t projectTiling, elem string) triton.Kernel {
+// y [P, C], scale [C] f32, shift [C] f32, W [C, K], then the output out [P, K] and, with stats, the per-program sums
+// of out and out² [programs, 2, K] f32 (of out as stored, rounded to elem, as batch norm would read it back).
+func projectForwardKernel(t projectTiling, elem string, stats bool) triton.Kernel {
 	name := fmt.Sprintf("project_forward_p%d_c%d_k%d_%s", t.p, t.c, t.k, elem)
+	if stats {
+		name = fmt.Sprintf("project_forward_stats_p%d_c%d_k%d_%s", t.p, t.c, t.k, elem)
+	}
 	w := &ttWriter{}
 	bp, kp, bc := t.bp, t.kp, t.bc
 	pc := fmt.Sprintf("%dx%d", bp, bc)
@@ -126,8 +130,17 @@ func projectForwardKernel(t projectTiling, elem string) triton.Kernel {
 	outOff := w.op("arith.addi %s, %s : %s", w.bin("muli", w.rows(p, bp, kp, "i32"), t.k, mat(bp, kp, "i32")), w.cols(kr, bp, kp, "i32"), mat(bp, kp, "i32"))
 	outMask := w.op("arith.andi %s, %s : %s", w.rows(pm, bp, kp, "i1"), w.cols(km, bp, kp, "i1"), mat(bp, kp, "i1"))
 	pk := fmt.Sprintf("%dx%d", bp, kp)
-	w.line("tt.store %s, %s, %s : %s", w.ptrs("%arg4", elem, outOff, pk), w.fromF32(acc, elem, pk), outMask, mat(bp, kp, ptrOf(elem)))
+	out := w.fromF32(acc, elem, pk)
+	w.line("tt.store %s, %s, %s : %s", w.ptrs("%arg4", elem, outOff, pk), out, outMask, mat(bp, kp, ptrOf(elem)))
 	args := []string{elem, "f32", "f32", elem, elem}
+	if stats { // rows past the last pixel hold ReLU6(shift)·W, not zeros: masked out of the sums
+		fT := mat(bp, kp, "f32")
+		o := w.op("arith.select %s, %s, %s : %s, %s", outMask, w.toF32(out, elem, pk), w.zeros(fT), mat(bp, kp, "i1"), fT)
+		sq := w.op("arith.mulf %s, %s : %s", o, o, fT)
+		pid := w.op("tt.get_program_id x : i32")
+		w.storeProgramRows("%arg5", pid, kr, km, t.k, kp, []string{w.sumRows(o, bp, kp), w.sumRows(sq, bp, kp)})
+		args = append(args, "f32")
+	}
 	return triton.Kernel{Name: name, IR: w.module(name, args), Grid: [3]int{cdiv(t.p, bp), 1, 1}, Warps: t.warps}
 }
 

@@ -47,7 +47,28 @@ func TestTTInterpProject(t *testing.T) {
 				a[i] = ttRound(c.elem, min(max(float64(float32(y[i]*scale[ch]+shift[ch])), 0), 6))
 			}
 			out, part := make([]float64, c.p*c.k), make([]float64, tl.programs*c.c*c.k)
-			mustRunTT(t, projectForwardKernel(fw, c.elem), y, scale, shift, w, out)
+			mustRunTT(t, projectForwardKernel(fw, c.elem, false), y, scale, shift, w, out)
+			// With stats the same output and the per-program sums of it and its square (project-sums=kernel): of the
+			// stored, rounded values, and none from the rows past the last pixel.
+			statsKernel := projectForwardKernel(fw, c.elem, true)
+			out2, sums := make([]float64, c.p*c.k), make([]float64, statsKernel.Grid[0]*2*c.k)
+			mustRunTT(t, statsKernel, y, scale, shift, w, out2, sums)
+			for k := range c.k {
+				want, wantSq, got, gotSq := 0.0, 0.0, 0.0, 0.0
+				for p := range c.p {
+					o := out2[p*c.k+k]
+					want, wantSq = want+o, wantSq+o*o
+					if o != out[p*c.k+k] {
+						t.Fatalf("out[%d, %d] = %g with stats, %g without", p, k, o, out[p*c.k+k])
+					}
+				}
+				for pr := range statsKernel.Grid[0] {
+					got, gotSq = got+sums[(pr*2)*c.k+k], gotSq+sums[(pr*2+1)*c.k+k]
+				}
+				if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) || math.Abs(gotSq-wantSq) > 1e-4*(1+wantSq) {
+					t.Fatalf("channel %d: sums %g, %g; want %g, %g", k, got, gotSq, want, wantSq)
+				}
+			}
 			mustRunTT(t, projectWeightGradKernel(tl, c.elem), y, scale, shift, dout, part)
 			tol := 1e-4
 			if c.elem == "bf16" {
@@ -100,7 +121,7 @@ func TestProjectIR(t *testing.T) {
 		for i, k := range []struct {
 			kernel triton.Kernel
 			dots   int
-		}{{projectForwardKernel(fw, "bf16"), fw.blocks}, {projectWeightGradKernel(tl, "bf16"), 1}} {
+		}{{projectForwardKernel(fw, "bf16", false), fw.blocks}, {projectForwardKernel(fw, "bf16", true), fw.blocks}, {projectWeightGradKernel(tl, "bf16"), 1}} {
 			ir := k.kernel.IR
 			if n := strings.Count(ir, "tt.dot "); n != k.dots || strings.Contains(ir, "ieee") {
 				t.Errorf("%+v kernel %d: %d tt.dot (want %d), ieee %v", l, i, n, k.dots, strings.Contains(ir, "ieee"))
@@ -122,7 +143,7 @@ func TestProjectIR(t *testing.T) {
 	if projectFits(96) || projectFits(160) {
 		t.Error("projectFits takes projections past its limit")
 	}
-	if !strings.Contains(projectForwardKernel(newProjectTiling(100, 16, 16, ProjectTile{}, true), "f32").IR, "inputPrecision = ieee") {
+	if !strings.Contains(projectForwardKernel(newProjectTiling(100, 16, 16, ProjectTile{}, true), "f32", false).IR, "inputPrecision = ieee") {
 		t.Error("f32 dots without inputPrecision = ieee would run in tf32")
 	}
 }
