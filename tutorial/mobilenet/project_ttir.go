@@ -59,9 +59,9 @@ const (
 // 192, num_stages 3 for the weight gradient's loop, and otherwise 64 pixels, blocks of 64 channels, about 256
 // programs and 4 warps.
 func newProjectTiling(p, c, k int, tile ProjectTile, forward bool) projectTiling {
-	pixels, stages := projectPixels, projectGradStages
+	pixels, stages := projectPixels, cmp.Or(tile.Stages, projectGradStages)
 	if forward {
-		stages = 1 // no loop to pipeline
+		stages = 1 // no loop to pipeline, whatever ProjectTile.Stages says
 		if k <= projectWideMaxK && c <= projectWideMaxC {
 			pixels = projectWidePixels
 		}
@@ -69,7 +69,7 @@ func newProjectTiling(p, c, k int, tile ProjectTile, forward bool) projectTiling
 	t := projectTiling{p: p, c: c, k: k, kp: pow2AtLeast(k, expandGradMinTiling),
 		bc:    min(cmp.Or(tile.Channels, projectBlock), pow2AtLeast(c, expandGradMinTiling)),
 		bp:    cmp.Or(tile.Pixels, pixels),
-		warps: cmp.Or(tile.Warps, projectWarps), stages: cmp.Or(tile.Stages, stages)}
+		warps: cmp.Or(tile.Warps, projectWarps), stages: stages}
 	t.blocks = cdiv(c, t.bc)
 	t.tiles = cdiv(cdiv(p, t.bp), cmp.Or(tile.Programs, projectPrograms))
 	t.programs = cdiv(p, t.bp*t.tiles)

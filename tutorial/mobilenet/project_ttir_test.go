@@ -140,6 +140,9 @@ func TestProjectIR(t *testing.T) {
 	if c := projectWeightGradKernel(newProjectTiling(4096, 32, 16, ProjectTile{Stages: 2, Warps: 8}, false), "bf16").Config(); !strings.Contains(c, "num_stages = 2 : i32, num_warps = 8 : i32") {
 		t.Errorf("ProjectTile's stages and warps do not reach the kernel: %.80s…", c[len(c)-160:])
 	}
+	if fw := newProjectTiling(4096, 32, 16, ProjectTile{Stages: 2}, true); fw.stages != 1 {
+		t.Errorf("ProjectTile.Stages reached the forward kernel, which has no loop to pipeline: stages %d", fw.stages)
+	}
 	if projectFits(96) || projectFits(160) {
 		t.Error("projectFits takes projections past its limit")
 	}
