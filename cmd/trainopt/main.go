@@ -35,8 +35,9 @@ On a GPU, these environment variables change how long a first call takes (README
   TRAINOPT_AUTOTUNE_CACHE=off|FILE     XLA's autotuning results, kept across processes (default ~/.cache/trainopt/)
   TRAINOPT_EXECUTABLE_CACHE=off|DIR    compiled programs, kept across processes (default beside the autotune cache)
   TRAINOPT_FAST_START=on|conv-fusion   depthwise convolutions by Triton kernels: no cuDNN plans built at run time,
-                                       a warm first call of ~1 s for a step up to 4% slower (conv-fusion: the older
-                                       way, 5–35% slower). Off by default here; the notebooks turn it on.
+                                       a warm first call of ~1 s (conv-fusion: the older way, a step 5–35% slower).
+                                       Off by default here; the notebooks turn it on. README, "Executable cache
+                                       and fast start": what its step costs or gains.
 `
 
 // Exit codes.

@@ -197,7 +197,7 @@ func newChoice(plan Plan, b compute.Backend, envSet []EnvVar) *Choice {
 	}
 	switch plan.FastStart {
 	case FastStartKernels:
-		c.Reason += "; fast start (depthwise convolutions by Triton kernels: no cuDNN plans built at run time, step up to 4% slower)"
+		c.Reason += "; fast start (depthwise convolutions by Triton kernels: no cuDNN plans built at run time)"
 	case FastStartConvFusion:
 		c.Reason += "; fast start (" + ConvFusionFlag + "=true: first execution ~1 s, step 5–35% slower)"
 	}

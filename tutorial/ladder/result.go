@@ -25,7 +25,7 @@ type Result struct {
 	// Formulation is how the model is computed, when it is not the plain form (mobilenet.Config.Formulation).
 	Formulation string `json:"formulation,omitempty"`
 	// FastStart: fast-start mode ran the step with the Triton depthwise kernels ([Config.WithFastStart]; they
-	// are in Formulation too): a first call of seconds, a step up to 4% slower than the rung's own on the H200.
+	// are in Formulation too): a first call of seconds; the step differs from the rung's own (README, "Executable cache and fast start").
 	FastStart     bool    `json:"fast_start,omitempty"`
 	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
 	StepMedianMs  float64 `json:"step_median_ms"`
