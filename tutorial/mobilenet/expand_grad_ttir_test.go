@@ -2,7 +2,6 @@ package mobilenet
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -47,31 +46,15 @@ func TestTTInterpExpandGrad(t *testing.T) {
 			if c.elem == "bf16" {
 				tol = 2e-2 // dx is stored in bf16; dz's rounding is in the reference too
 			}
-			for p := range c.p {
-				for k := range c.k {
-					want := 0.0
-					for ch := range c.c {
-						want += dz[p*c.c+ch] * w[k*c.c+ch]
-					}
-					if got := dx[p*c.k+k]; math.Abs(got-want) > tol*(1+math.Abs(want)) {
-						t.Fatalf("dx[%d, %d] = %g, want %g", p, k, got, want)
-					}
+			checkProduct(t, "dx", c.p, c.k, c.c, tol, func(p, k int) float64 { return dx[p*c.k+k] },
+				func(p, k, ch int) float64 { return dz[p*c.c+ch] * w[k*c.c+ch] })
+			sumParts := func(k, ch int) (got float64) {
+				for pr := range tl.programs {
+					got += part[(pr*c.k+k)*c.c+ch]
 				}
+				return got
 			}
-			for k := range c.k {
-				for ch := range c.c {
-					want, got := 0.0, 0.0
-					for p := range c.p {
-						want += x[p*c.k+k] * dz[p*c.c+ch]
-					}
-					for pr := range tl.programs {
-						got += part[(pr*c.k+k)*c.c+ch]
-					}
-					if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
-						t.Fatalf("dW[%d, %d] = %g, want %g", k, ch, got, want)
-					}
-				}
-			}
+			checkProduct(t, "dW", c.k, c.c, c.p, 1e-4, sumParts, func(k, ch, p int) float64 { return x[p*c.k+k] * dz[p*c.c+ch] })
 		})
 	}
 }

@@ -74,31 +74,15 @@ func TestTTInterpProject(t *testing.T) {
 			if c.elem == "bf16" {
 				tol = 2e-2 // out is stored in bf16
 			}
-			for p := range c.p {
-				for k := range c.k {
-					want := 0.0
-					for ch := range c.c {
-						want += a[p*c.c+ch] * w[ch*c.k+k]
-					}
-					if got := out[p*c.k+k]; math.Abs(got-want) > tol*(1+math.Abs(want)) {
-						t.Fatalf("out[%d, %d] = %g, want %g", p, k, got, want)
-					}
+			checkProduct(t, "out", c.p, c.k, c.c, tol, func(p, k int) float64 { return out[p*c.k+k] },
+				func(p, k, ch int) float64 { return a[p*c.c+ch] * w[ch*c.k+k] })
+			sumParts := func(ch, k int) (got float64) {
+				for pr := range tl.programs {
+					got += part[(pr*c.c+ch)*c.k+k]
 				}
+				return got
 			}
-			for ch := range c.c {
-				for k := range c.k {
-					want, got := 0.0, 0.0
-					for p := range c.p {
-						want += a[p*c.c+ch] * dout[p*c.k+k]
-					}
-					for pr := range tl.programs {
-						got += part[(pr*c.c+ch)*c.k+k]
-					}
-					if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
-						t.Fatalf("dW[%d, %d] = %g, want %g", ch, k, got, want)
-					}
-				}
-			}
+			checkProduct(t, "dW", c.c, c.k, c.p, 1e-4, sumParts, func(ch, k, p int) float64 { return a[p*c.c+ch] * dout[p*c.k+k] })
 		})
 	}
 }

@@ -73,6 +73,25 @@ func mustRunTT(t testing.TB, k triton.Kernel, buffers ...[]float64) {
 	}
 }
 
+// checkProduct fails t unless got(i, j) = Σ_r term(i, j, r) over r < inner, within tol relative to 1 + |want|,
+// for every i < rows and j < cols: the float64 reference of a kernel's matrix product (or of the sum of its
+// per-program partial products), written as the product's definition.
+func checkProduct(t testing.TB, name string, rows, cols, inner int, tol float64, got func(i, j int) float64,
+	term func(i, j, r int) float64) {
+	t.Helper()
+	for i := range rows {
+		for j := range cols {
+			want := 0.0
+			for r := range inner {
+				want += term(i, j, r)
+			}
+			if g := got(i, j); math.Abs(g-want) > tol*(1+math.Abs(want)) {
+				t.Fatalf("%s[%d, %d] = %g, want %g", name, i, j, g, want)
+			}
+		}
+	}
+}
+
 type ttError string
 
 func (e ttError) Error() string { return string(e) }
