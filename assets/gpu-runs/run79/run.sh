@@ -1,13 +1,20 @@
 #!/bin/bash
-# Device call run79 (session 31): issue 15's target 3 re-measured on the current fast start (run66 measured it
-# before the projection prologue and session 30's tiles changed the step's program): every rung at batch 128,
-# "fill" compiling into an empty executable cache, "hit" loading it — the warm first call a notebook cell sees —
-# then a cold first call of 12@512 (empty autotune and executable caches). Same commands as run66.
-RUN=79 LIMIT=${LIMIT:-500}
+# Device call run79 (prepared in session 31): what fast start costs or gains today, in one call. Fast start
+# (TRAINOPT_FAST_START=on, which the notebooks use) runs rung 12 with FastestDepthwise and the projections'
+# prologue; the ladder's timed figures run the default mode (cuDNN's depthwise convolutions). The CLI's help and
+# notebook 07 still say "a step up to 4% slower", run48's figure for the first Triton kernels (gather tiling) on an
+# H200; since then no call has timed both modes side by side (run56's default-mode control was autotuned with
+# inaccurate timings). Here: 12@128 and 12@512, 400 timed steps after 50, each process alone, alternating; the
+# first default-mode process at each batch autotunes the cuDNN depthwise convolutions (the copied cache lacks
+# them), so each mode is timed twice at 128.
+RUN=79 LIMIT=${LIMIT:-560}
 . "$(dirname "$0")/../lib.sh"
-export TRAINOPT_EXECUTABLE_CACHE=/tmp/trainopt-exe79
-ALL="-steps all -batches 128 -warmup 5 -timed 40"
-one fast-fill on 220 $ALL
-one fast-hit on 90 $ALL
-TRAINOPT_EXECUTABLE_CACHE=off TRAINOPT_AUTOTUNE_CACHE=/tmp/cold79.pb one cold-512-fast on 120 -steps 12 -batches 512 -warmup 5 -timed 30
+mode() { # name, fast start (on/off), batch, cap s
+  local left=$(( LIMIT - SECONDS )); [ $left -lt 40 ] && { log "$1 skipped (time)"; return; }
+  TRAINOPT_FAST_START=$2 timeout $(( $4 < left ? $4 : left )) /tmp/trainopt ladder -steps 12 -batches $3 -warmup 50 \
+    -timed 400 -k 50 -out $W/go/$1 > $W/go/$1.log 2>&1
+  log "$1 [fast start $2, b=$3] rc=$? $(sps $W/go/$1.log) $(grep -o 'first call [0-9.]*s' $W/go/$1.log | head -1) $(grep -o 'FAILED.*\|panic.*\|rror.*' $W/go/$1.log | head -1 | cut -c1-400)"
+}
+mode default-128a off 128 240; mode fast-128a on 128 90; mode default-128b off 128 90; mode fast-128b on 128 90
+mode default-512a off 512 240; mode fast-512a on 512 90; mode default-512b off 512 90
 log "end"
