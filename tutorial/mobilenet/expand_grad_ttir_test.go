@@ -48,13 +48,8 @@ func TestTTInterpExpandGrad(t *testing.T) {
 			}
 			checkProduct(t, "dx", c.p, c.k, c.c, tol, func(p, k int) float64 { return dx[p*c.k+k] },
 				func(p, k, ch int) float64 { return dz[p*c.c+ch] * w[k*c.c+ch] })
-			sumParts := func(k, ch int) (got float64) {
-				for pr := range tl.programs {
-					got += part[(pr*c.k+k)*c.c+ch]
-				}
-				return got
-			}
-			checkProduct(t, "dW", c.k, c.c, c.p, 1e-4, sumParts, func(k, ch, p int) float64 { return x[p*c.k+k] * dz[p*c.c+ch] })
+			checkProduct(t, "dW", c.k, c.c, c.p, 1e-4, programSums(part, tl.programs, c.k, c.c),
+				func(k, ch, p int) float64 { return x[p*c.k+k] * dz[p*c.c+ch] })
 		})
 	}
 }

@@ -76,13 +76,8 @@ func TestTTInterpProject(t *testing.T) {
 			}
 			checkProduct(t, "out", c.p, c.k, c.c, tol, func(p, k int) float64 { return out[p*c.k+k] },
 				func(p, k, ch int) float64 { return a[p*c.c+ch] * w[ch*c.k+k] })
-			sumParts := func(ch, k int) (got float64) {
-				for pr := range tl.programs {
-					got += part[(pr*c.c+ch)*c.k+k]
-				}
-				return got
-			}
-			checkProduct(t, "dW", c.c, c.k, c.p, 1e-4, sumParts, func(ch, k, p int) float64 { return a[p*c.c+ch] * dout[p*c.k+k] })
+			checkProduct(t, "dW", c.c, c.k, c.p, 1e-4, programSums(part, tl.programs, c.c, c.k),
+				func(ch, k, p int) float64 { return a[p*c.c+ch] * dout[p*c.k+k] })
 		})
 	}
 }

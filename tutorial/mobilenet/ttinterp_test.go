@@ -92,6 +92,17 @@ func checkProduct(t testing.TB, name string, rows, cols, inner int, tol float64,
 	}
 }
 
+// programSums is got for checkProduct over per-program partial products: part holds programs [rows, cols] blocks,
+// one after another, and element (i, j) is the sum of the blocks' (i, j).
+func programSums(part []float64, programs, rows, cols int) func(i, j int) float64 {
+	return func(i, j int) (sum float64) {
+		for pr := range programs {
+			sum += part[(pr*rows+i)*cols+j]
+		}
+		return sum
+	}
+}
+
 type ttError string
 
 func (e ttError) Error() string { return string(e) }
