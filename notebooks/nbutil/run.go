@@ -35,9 +35,9 @@ func NewSession() (*Session, error) {
 		return nil, err
 	}
 	// Every cell is a new process: fast start (the depthwise convolutions by Triton kernels, so no cuDNN plans to
-	// build at run time) makes a warm first call 1–2 s instead of ~12 s (README, "Executable cache and fast start", says what
-	// its step costs against the default mode where it was measured). TRAINOPT_FAST_START=off in the notebook server's environment keeps
-	// the ladder's own step.
+	// build at run time) makes a warm first call 1–2 s instead of ~12 s (README, "Executable cache and fast start",
+	// says what its step costs against the default mode where it was measured). TRAINOPT_FAST_START=off in the
+	// notebook server's environment keeps the ladder's own step.
 	if _, set := os.LookupEnv(backend.FastStartEnv); !set {
 		_ = os.Setenv(backend.FastStartEnv, "on")
 	}

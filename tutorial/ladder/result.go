@@ -25,7 +25,8 @@ type Result struct {
 	// Formulation is how the model is computed, when it is not the plain form (mobilenet.Config.Formulation).
 	Formulation string `json:"formulation,omitempty"`
 	// FastStart: fast-start mode ran the step with the Triton depthwise kernels ([Config.WithFastStart]; they
-	// are in Formulation too): a first call of seconds; the step differs from the rung's own (README, "Executable cache and fast start").
+	// are in Formulation too): a first call of seconds, and a step that differs from the rung's own (README,
+	// "Executable cache and fast start").
 	FastStart     bool    `json:"fast_start,omitempty"`
 	SamplesPerSec float64 `json:"samples_per_sec"` // timed window: samples ÷ wall time
 	StepMedianMs  float64 `json:"step_median_ms"`

@@ -95,7 +95,8 @@ type ProjectTile struct {
 	Channels int // input channels a block, a power of two from 16 to 128 (default 64, or C rounded up if smaller)
 	Programs int // the weight-gradient kernel's programs along the pixels, about (default 256), a power of two
 	Warps    int // warps a program, a power of two from 1 to 8 (default 4)
-	Stages   int // the weight-gradient loop's software pipelining, Triton's num_stages from 1 to 4 (default 3); the forward kernel has no loop and keeps 1
+	Stages   int // the weight-gradient loop's software pipelining, Triton's num_stages from 1 to 4 (default 3)
+	// (The forward kernel has no loop to pipeline: it keeps num_stages 1 whatever Stages says.)
 }
 
 // Default is torchvision's mobilenet_v2(num_classes=10): 2,236,682 trainable parameters.
