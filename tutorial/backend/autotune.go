@@ -14,28 +14,24 @@ package backend
 // --xla_gpu_dump_autotune_results_to=F and --xla_gpu_load_autotune_results_from=F (debug_options_flags.cc;
 // binary unless F ends in .txt/.textproto; with this plugin's XLA the file is an xla.autotuner.AutotuneCache, which
 // autotune.ReadCache, in the autotune subpackage, summarises). Both are ordinary XLA_FLAGS, so they add to
-// XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions: a kernel
-// then ran 5.3 ms instead of 4.1 ms). The per-fusion cache directory covers fusions only, not convolution
-// algorithms. Skipping compilation entirely takes serialized executables, which go-xla does not expose:
-// executables.go reaches them below go-xla.
+// XLA's defaults instead of replacing them (go-xla's XLA_DEBUG_OPTIONS replaces the whole DebugOptions, and a kernel
+// then ran slower). The per-fusion cache directory covers fusions only, not convolution algorithms. Skipping
+// compilation entirely takes serialized executables, which go-xla does not expose: executables.go reaches them below
+// go-xla.
 //
-// The rest of a warm first call (17.5 s for 10@128 on the H200, session 3) is XLA's HLO passes (2.1 s), LLVM and
-// ptxas for ~900 kernels (1.9 s) and, most of it, the first execution (~13 s). Timed apart (the trainer compiles
-// before its first Execute since run17), warm compiles take 4–10 s and first executions 5–17 s. cuDNN's API log of
-// one (assets/gpu-runs/2026-12-03-h200-run17) puts 10.8 s of it in finalizing the execution plans of the 51
-// depthwise convolutions, whose engines cuDNN 9.19 compiles at run time with NVRTC (0.15–0.38 s each); XLA keeps
-// those plans neither in this cache nor in a serialized executable. Fast-start mode (executables_plan.go) avoids
-// them: the depthwise convolutions by Triton kernels (no plans), or conv fusion (cuDNN graphs built while
-// compiling, for a slower step).
-// Excluding the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) cut the first call to 7.5–10.3 s but the step
-// ran 2.6–11× slower (…-run18, …-run19): they stay.
+// The rest of a warm first call is XLA's HLO passes, LLVM and ptxas for ~900 kernels and, most of it, the first
+// execution. cuDNN's API log of one puts most of that in finalizing the execution plans of the 51 depthwise
+// convolutions, whose engines cuDNN 9.19 compiles at run time with NVRTC; XLA keeps those plans neither in this
+// cache nor in a serialized executable. Fast-start mode (executables_plan.go) avoids them: the depthwise
+// convolutions by Triton kernels (no plans), or conv fusion (cuDNN graphs built while compiling, for a slower
+// step). Excluding the engines (CUDNN_ERRATA_JSON_FILE, cache re-tuned) shortened the first call but made the step
+// several times slower: they stay (README, "Compile time").
 //
 // XLA's kernel cache (--xla_gpu_kernel_cache_file=F: compiled kernels, appended after each compilation) skips
-// LLVM and ptxas for kernels compiled before: on the H200 (assets/gpu-runs/2026-12-02-h200-run10) 10@128's first
-// call took 17.5 s without it, 14.9 s while filling it and 13.2 s reading it. But in the next call
-// (…-run11), a process that ran ladder step 1 and then compiled step 2 with the same kernel file died in step 2's
-// first execution (CUDA_ERROR_ILLEGAL_INSTRUCTION, cuDNN status 5001, then a segmentation fault), which step 2
-// never did without it. So the kernel cache is opt-in: TRAINOPT_KERNEL_CACHE=on puts it beside the autotune file
+// LLVM and ptxas for kernels compiled before, which shortened a warm first call on the H200. But a process that ran
+// ladder step 1 and then compiled step 2 with the same kernel file died in step 2's first execution
+// (CUDA_ERROR_ILLEGAL_INSTRUCTION, cuDNN status 5001, then a segmentation fault), which step 2 never did without it
+// (README, "Compile time"). So the kernel cache is opt-in: TRAINOPT_KERNEL_CACHE=on puts it beside the autotune file
 // (<autotune file without extension>.kernels); only with the autotune cache; a damaged file is renamed aside
 // (<file>.damaged) rather than handed to XLA.
 // (--xla_gpu_enable_llvm_module_compilation_parallelism, the other compile-time flag of debug_options, is not

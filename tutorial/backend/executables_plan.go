@@ -19,13 +19,13 @@ type FastStartMode string
 const (
 	FastStartOff FastStartMode = ""
 	// FastStartKernels ("on") has the model compute its depthwise convolutions with the project's Triton kernels
-	// (mobilenet's dw-*=triton formulations), so there are no depthwise plans to build: a warm first call of
-	// 1.0–1.8 s on the H200 for a step 0–4% slower (assets/gpu-runs/2026-12-05-h200-run48/). The backend only
-	// records the choice; the ladder applies it (ladder.Options.FastStart). CUDA XLA only.
+	// (mobilenet's dw-*=triton formulations), so there are no depthwise plans to build: a warm first call of about a
+	// second, for a step at most a little slower (README, "Compile time"). The backend only records the choice; the
+	// ladder applies it (ladder.Options.FastStart). CUDA XLA only.
 	FastStartKernels FastStartMode = "kernels"
 	// FastStartConvFusion adds [ConvFusionFlag]: cuDNN builds its plans while XLA compiles, and they travel in the
-	// serialized executable. It was the first fast start; it costs 5–35% of the step (run48) and is kept to
-	// compare.
+	// serialized executable. It was the first fast start; its step is slower than the Triton kernels' (README,
+	// "Compile time"), and it is kept to compare.
 	FastStartConvFusion FastStartMode = "conv-fusion"
 )
 

@@ -10,8 +10,8 @@ import (
 // programs. Estimate says it up front from what the H200 recorded.
 
 // First-call costs on the H200 per program the run compiles, from the recorded runs (README, "Compile time"):
-// with XLA's autotune cache warm a first call took 9.6–23.8 s (median 20.2 s, assets/gpu-runs/2026-12-03-h200-run17);
-// on a machine's first run XLA autotunes every convolution, 81–104 s per program (…-run6, …-run23).
+// with XLA's autotune cache warm a first call took 9.6–23.8 s (median 20.2 s); on a machine's first run XLA
+// autotunes every convolution, 81–104 s per program.
 const (
 	WarmFirstCall = 20 * time.Second
 	ColdFirstCall = 100 * time.Second

@@ -161,8 +161,9 @@ func (r Result) Trained() error {
 	return nil
 }
 
-// finiteLosses fails at the first loss that is NaN or infinite: the step diverged or computed garbage (run70: a
-// kernel writing past its buffers trained to NaN at full speed), so its throughput measures nothing.
+// finiteLosses fails at the first loss that is NaN or infinite: the step diverged or computed garbage (a kernel
+// writing past its buffers once trained to NaN at full speed: assets/gpu-runs/2026-12-07-h100-run70/), so its
+// throughput measures nothing.
 func (r Result) finiteLosses() error {
 	for i, l := range r.Losses {
 		if math.IsNaN(l) || math.IsInf(l, 0) {

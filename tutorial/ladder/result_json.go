@@ -6,9 +6,10 @@ import (
 	"math"
 )
 
-// JSON has no NaN or infinity, and encoding/json refuses a whole value that holds one ("json: unsupported value:
-// NaN"): one diverged step's losses would cost the results file every step measured before it in the process
-// (run70). A Result writes a loss that is not finite as null and reads null back as NaN.
+// JSON has no NaN or infinity, and encoding/json refuses a whole value that holds one ("json: unsupported value: NaN"):
+// one diverged step's losses would cost the results file every step measured before it in the process
+// (assets/gpu-runs/2026-12-07-h100-run70/). A Result writes a loss that is not finite as null and reads null back as
+// NaN.
 
 // MarshalJSON writes r with its non-finite losses as null.
 func (r Result) MarshalJSON() ([]byte, error) {

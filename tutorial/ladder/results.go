@@ -324,7 +324,8 @@ func (f *File) memoryWords(i int) string {
 
 // ownPeak reports whether result i's allocator peak is its own configuration's. DevicePeakBytes is its process's
 // high-water mark so far: a result whose peak is no higher than an earlier result's of the same process reports
-// the earlier configuration's peak (run14 ran batch 512 first, so 256 and 128 "peaked" at 14.40 GB).
+// the earlier configuration's peak (a process that ran batch 512 first had 256 and 128 report 512's peak:
+// assets/results/h200-2026-12-03-run14.json).
 func (f *File) ownPeak(i int) bool {
 	for _, earlier := range f.Results[:i] {
 		if earlier.Process == f.Results[i].Process && earlier.DevicePeakBytes >= f.Results[i].DevicePeakBytes {

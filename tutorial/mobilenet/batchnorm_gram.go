@@ -8,8 +8,8 @@ import (
 //
 // An expansion z = x·W widens K channels into C = 6K (MobileNetV2's expansion factor), and the batch norm after it
 // reads all of z once more for Σz and Σz²: a reduction over the block's largest tensor that XLA cannot fuse into
-// cuDNN's convolution or a GEMM (at batch 512 on the H100, run67's profile, about 1.5 of 37 ms a step went to those
-// reductions). Both sums are quadratic forms in x, which is a sixth of z's size:
+// cuDNN's convolution or a GEMM (what they cost a step at batch 512 on the H100: README, "Kernels that walk rows").
+// Both sums are quadratic forms in x, which is a sixth of z's size:
 //
 //	Σ_p z[p,c] = (Σ_p x[p,:])·W[:,c],   Σ_p z[p,c]² = W[:,c]ᵀ·G·W[:,c],   G = xᵀx  [K, K],
 //
@@ -28,8 +28,8 @@ func gramSums(x, kernel *Node) (sum, sumSq *Node) {
 	w := ConvertDType(Reshape(kernel, k, c), acc)
 	gram := Dot(rows, rows).WithOutputDType(acc).General([]int{0}, nil, []int{0}, nil) // [K, K]
 	colSum := ReduceSum(ConvertDType(rows, acc), 0)                                    // [K]
-	// The K×C arithmetic as products and sums, not dots: XLA may run float32 dots on the GPU in TF32. (Run74's
-	// failed GPU test, which this was first meant to mend, turned out to be the test's reference; run75.)
+	// The K×C arithmetic as products and sums, not dots: XLA may run float32 dots on the GPU in TF32. (The failed
+	// GPU test this was first meant to mend failed on its own reference: README, "Kernels that walk rows".)
 	sum = ReduceSum(Mul(ExpandAxes(colSum, 1), w), 0)
 	gw := ReduceSum(Mul(ExpandAxes(gram, 2), ExpandAxes(w, 0)), 1) // G·W, [K, C]
 	sumSq = ReduceSum(Mul(w, gw), 0)                               // Σ_k W[k,c]·(G·W)[k,c]

@@ -21,19 +21,18 @@ const (
 )
 
 // Batch norm's forward sums by a Triton kernel (-model bn-sums=triton), an experiment: on the H100 its first form
-// took as long as the XLA reductions it replaced (assets/gpu-runs/2026-12-06-h100-run61).
+// took as long as the XLA reductions it replaced (README, "Formulations that lost").
 //
 // Why: after a 1×1 convolution, whose output comes from cuDNN or a GEMM that XLA cannot fuse into, every batch norm
-// reads the activation once more for Σx and Σx². Those reductions are about half of the step's "reduction" kernel
-// time (1.0 of 2.05 ms a step at batch 128 on the H100, assets/gpu-runs/2026-12-06-h100-run61), and
-// XLA writes them as column reductions of [pixels, C] — or, with reduction-row, of a wider view — whose
-// efficiency depends on C. The activation itself is one contiguous range of memory: a tile of whole pixel rows
-// [rows, C] is a contiguous piece of it whatever C is. So each program here walks down a band of pixel rows in
-// tiles of [tr, bc] (bc channels, bnSumsChannels), summing x and x² in float32 per element, and at the
-// end reduces its tiles over rows and writes its [bc] sums as one row of part [programs, 2, C]; XLA adds the
-// rows up (a reduction of a few hundred values per channel). With dw-forward=triton-stats the depthwise outputs'
-// sums come from the depthwise kernel instead, so this kernel runs on the other batch norms: the stem's and
-// those after the 1×1 convolutions.
+// reads the activation once more for Σx and Σx². Those reductions are about half of the step's "reduction" kernel time
+// at batch 128 on the H100, and XLA writes them as column reductions of [pixels, C] — or, with reduction-row, of a
+// wider view — whose efficiency depends on C. The activation itself is one contiguous range of memory: a tile of whole
+// pixel rows [rows, C] is a contiguous piece of it whatever C is. So each program here walks down a band of pixel rows
+// in tiles of [tr, bc] (bc channels, bnSumsChannels), summing x and x² in float32 per element, and at the end reduces
+// its tiles over rows and writes its [bc] sums as one row of part [programs, 2, C]; XLA adds the rows up (a reduction
+// of a few hundred values per channel). With dw-forward=triton-stats the depthwise outputs' sums come from the
+// depthwise kernel instead, so this kernel runs on the other batch norms: the stem's and those after the 1×1
+// convolutions.
 
 // bnSumsValues is the size of one tile [tr, bc] (16 values a thread over bnSumsWarps warps: two float32
 // accumulators of 16 registers each); bnSumsPrograms is about how many programs a launch has, enough for every
@@ -48,9 +47,8 @@ const (
 // the default is every channel, rounded up to a power of two (Triton's tensor sizes): the masked lanes cost lanes,
 // not memory. Where the largest power of two dividing c is 64 or more (128 bytes of bf16 and up), blocks of that
 // many channels, which split each row at 128-byte boundaries and use every lane. Narrower blocks were slow: on the
-// H100 (assets/gpu-runs/2026-12-06-h100-run61) C = 144 in blocks of 16 channels — 32 bytes of every 288-byte row
-// per program — read 1.0–1.1 TB/s where the other kernels over 10 µs, whole-row tiles or blocks of 64 channels
-// and up, read 1.85–2.7.
+// H100, C = 144 in blocks of 16 channels — 32 bytes of every 288-byte row per program — read the memory far more
+// slowly than whole-row tiles or blocks of 64 channels and up (assets/gpu-runs/2026-12-06-h100-run61).
 func bnSumsChannels(c int) int {
 	bc := 1
 	for c%(2*bc) == 0 && 2*bc <= 128 {

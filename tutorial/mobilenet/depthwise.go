@@ -23,23 +23,21 @@ import (
 //     batch_group_count = channels, so that each channel only meets its own gradient.
 //
 // The default is what the ladder trains. The alternatives below (DepthwiseForm selects them; the CLI's -model)
-// were written to remove a cost the H200 profile shows, and measured slower there (assets/gpu-runs/
-// 2026-12-03-h200-run13 and -run14, step 13 at batch 512): they stay as experiments, and dK's shifted form is the
-// one the pure-Go backend needs.
+// were written to remove a cost the H200 profile shows, and measured slower there (README, "Formulations that
+// lost"): they stay as experiments, and dK's shifted form is the one the pure-Go backend needs.
 //
 //   - The cost: XLA never hands a grouped convolution with input dilation to cuDNN's backward-data kernel (its
 //     conv rewriter skips feature_group_count > 1), so for a stride-2 layer it first writes the dilated gradient
-//     — four times the gradient's size, three quarters zeros — and then runs a forward convolution over it (1.8 ms
-//     of a batch-512 step for the 112×112×96 layer alone).
+//     — four times the gradient's size, three quarters zeros — and then runs a forward convolution over it.
 //   - dx as shifted products (depthwise_shifted.go): nine slices of the gradient, each scaled by one tap of the
-//     kernel and spread by an interior pad of stride−1, which XLA fuses into one loop. 37.0 → 47.4 ms: XLA's loop
-//     over nine shifted views is far slower than cuDNN's depthwise kernels.
+//     kernel and spread by an interior pad of stride−1, which XLA fuses into one loop. Slower: XLA's loop over
+//     nine shifted views is far slower than cuDNN's depthwise kernels.
 //   - dx by phases (depthwiseInputGradPhases): per phase of the stride-2 grid, an undilated convolution of the
-//     gradient itself. 37.3 → 56.8 ms: cuDNN runs the 2×2, 2×1 and 1×2 sub-kernels on its generic grouped kernel,
-//     and XLA writes the interleaved phases in a pass of their own.
+//     gradient itself. Slower: cuDNN runs the 2×2, 2×1 and 1×2 sub-kernels on its generic grouped kernel, and
+//     XLA writes the interleaved phases in a pass of their own.
 //   - dx by phases as elementwise products (depthwise_phaseproducts.go): no change to the step at batch 128 —
 //     the convolutions it removes cost what XLA's interleaving of the phases costs.
-//   - The forward pass and dK as shifted products: slower again (47.0 → 52.5 and 54.9 ms on top of the shifted dx).
+//   - The forward pass and dK as shifted products: slower again, on top of the shifted dx.
 //     The pure-Go backend implements batch_group_count with a different grouping than XLA (measured in this
 //     project), so there dK always takes the shifted form — the definition of the gradient, memory-bound but
 //     exact.
@@ -98,8 +96,9 @@ type DepthwiseForm struct {
 }
 
 // RowTile is the share of a layer one program of the row kernels takes, and how its threads hold it; a zero field
-// takes the default (newRowTiling). It is an experiment's lever (-model dw-row-channels=64,…): run58's profile had
-// the row kernels moving 0.9–1.7 TB/s of the ~3 an H100 allows, at 25–31% occupancy and 88–110 registers a thread.
+// takes the default (newRowTiling). It is an experiment's lever (-model dw-row-channels=64,…): a profile on an H100
+// had the row kernels moving well under the memory's bandwidth, at low occupancy and many registers a thread
+// (assets/gpu-runs/2026-12-06-h100-run58).
 type RowTile struct {
 	Channels  int // channels per program, a power of two (default 32)
 	Width     int // output columns per program, a power of two (default: the widest of 8, 16, 32 wasting fewest columns)
@@ -116,12 +115,11 @@ type RowTile struct {
 	// rows the next rows read again: 3·(3 − S) tiles of its registers (six for stride 1). With it, each source row
 	// is used once, as soon as it is loaded, and what is kept is what that row leaves unfinished: the partial sums
 	// of the output rows it feeds (forward and dx: two tiles, one for a stride-2 forward), or for dK the 3 − S dy
-	// rows it pairs with. The same products in another order; fewer registers, which on the stride-1 layers, at 88 to
-	// 110 registers a thread and 25–31% occupancy, may buy warps.
+	// rows it pairs with. The same products in another order; fewer registers, which on the stride-1 layers, where
+	// registers limit the occupancy, may buy warps.
 	CarrySums bool
-	// PerLayer gives each row kernel the tile measured fastest for its kind and geometry (rowTileTable, from run61's
-	// and run69's sweeps) instead of one tile for all; Channels, Width, Rows and PerThread are then the table's and
-	// must be 0.
+	// PerLayer gives each row kernel the tile measured fastest for its kind and geometry (rowTileTable, which names
+	// the sweeps) instead of one tile for all; Channels, Width, Rows and PerThread are then the table's and must be 0.
 	PerLayer bool
 }
 

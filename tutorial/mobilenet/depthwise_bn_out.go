@@ -13,8 +13,8 @@ import (
 //
 // A block goes depthwise convolution → y → batch norm → ReLU6 → projection. Differentiated by GoMLX, the backward
 // pass reads y and gp (the projection's input gradient) twice: once for batch norm's sums, once more for a pass
-// that writes dy, which the layer's dx + dK kernel then reads back (run56's optimized HLO: the largest
-// loop_add_fusions; 3208 µs a step at 512 in run67's profile). Per channel that pass is affine:
+// that writes dy, which the layer's dx + dK kernel then reads back (the optimized HLO's largest loop_add_fusions:
+// README, "Kernels that walk rows"). Per channel that pass is affine:
 //
 //	g = gp where 0 < y·scale + shift < 6,   dy = γ/σ·(g − Σg/n − ŷ·Σ(g·ŷ)/n) = a·g + b·y + c,
 //	a = γ/σ,   b = −a·Σ(g·ŷ)/(n·σ),   c = a·(μ·Σ(g·ŷ)/(n·σ) − Σg/n),

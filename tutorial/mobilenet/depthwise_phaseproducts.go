@@ -10,15 +10,13 @@ import (
 // For a 3×3 kernel at stride 2 the four phases take 1, 2, 2 and 4 taps: dx[2m] = v[m]·K[1] and dx[2m+1] =
 // v[m+1]·K[0] + v[m]·K[2] along each axis. Every phase reads v (a quarter of dx) and XLA fuses the products, the
 // float32 sums and the interleaving into one pass that writes dx once, where the default form first writes the
-// stride-dilated v (dx's size, three quarters zeros) and then convolves it: in the profile of 12@128
-// (assets/gpu-runs/2026-12-04-h200-run33) the 112×112×96 layer's dx took 189 µs of padding and 261 µs of
-// convolution. The phases' convolutions were slower than both (depthwise.go): cuDNN ran their 2×1 and 2×2
-// sub-kernels on a generic kernel.
+// stride-dilated v (dx's size, three quarters zeros) and then convolves it: two passes, both costly on the
+// 112×112×96 layer in the profile of 12@128 (assets/gpu-runs/2026-12-04-h200-run33). The phases' convolutions were
+// slower than both (depthwise.go): cuDNN ran their 2×1 and 2×2 sub-kernels on a generic kernel.
 //
-// Measured on the H200 (run35, 12@128 with K = 50, rows of 256 and the stem as patches): the depthwise
-// convolutions' time fell from 1571 to 1133 µs a step, but XLA writes the interleaved phases with its concatenate
-// emitter, 487 µs for the 112×112×96 layer alone (0.8 TB/s), so the step did not change (11356 and 11517 samples/s
-// against 11426–11497 without it). An experiment, like the other forms.
+// Measured on the H200, it lost: the depthwise convolutions took less time, but XLA writes the interleaved phases
+// with its concatenate emitter, far below the memory's speed, so the step did not change (README, "Formulations
+// that lost"). An experiment, like the other forms.
 func depthwiseInputGradPhaseProducts(x, kernel, v *Node, stride int) *Node {
 	kH, kW := kernel.Shape().Dim(0), kernel.Shape().Dim(1)
 	b, mH, mW, channels := v.Shape().Dim(0), v.Shape().Dim(1), v.Shape().Dim(2), v.Shape().Dim(3)

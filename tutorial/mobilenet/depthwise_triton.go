@@ -13,10 +13,10 @@ import (
 	"github.com/gomlx/gomlx/support/exceptions"
 )
 
-// The depthwise convolution as three hand-written Triton kernels (issue 15's custom-kernel route). cuDNN's
-// depthwise kernels, which XLA calls for the default formulation, spend 1.57 ms per step at batch 128 on the
-// forward pass and dx and 0.86 ms on dK, about 2.5× what reading and writing the activations once costs (run40's
-// profile). These kernels read each activation tile once per program and take the nine taps from cache:
+// The depthwise convolution as three hand-written Triton kernels (issue 15's custom-kernel route). cuDNN's depthwise
+// kernels, which XLA calls for the default formulation, spend about 2.5× per step what reading and writing the
+// activations once costs (assets/gpu-runs/2026-12-04-h200-run40/, batch 128). These kernels read each activation tile
+// once per program and take the nine taps from cache:
 //
 //   - forward: one program per tile of [bp output pixels × bc channels], nine masked loads of the input, f32
 //     accumulation, one store;

@@ -12,16 +12,17 @@ import (
 //
 // With dw-prologue=bn-relu6-backward, batch norm's backward pass already starts in the depthwise dx kernel, which
 // gates dx into g and sums it; what is left is dz = γ/σ·(g − Σg/n − x̂·Σ(g·x̂)/n), which XLA writes in a pass of
-// its own, and the convolution's dx = dz·Wᵀ and dW = xᵀ·dz, which read it back. In run61's profile those dz passes
-// were 1.35 of 11.15 ms of kernels a step at 128, each at the memory's speed. Written per channel, dz = A·g + B·z
-// + C with
+// its own, and the convolution's dx = dz·Wᵀ and dW = xᵀ·dz, which read it back. Those dz passes already run at the
+// memory's speed (assets/gpu-runs/2026-12-06-h100-run61/step-parts.txt). Written per channel, dz = A·g + B·z + C
+// with
 //
 //	A = γ/σ,   B = −γ/σ · Σ(g·x̂)/(n·σ),   C = γ/σ · (μ·Σ(g·x̂)/(n·σ) − Σg/n),
 //
 // so dz need never be written. Two ways not to:
 //
 //   - fused: the kernel of expand_grad_ttir.go makes dz from g and z as it loads them and feeds it to both products
-//     (run62–run64: right, but slower — its tiles of g, z and dz hold 206–255 registers a thread).
+//     (right, but slower: its tiles of g, z and dz hold too many registers a thread; README, "Kernels that walk
+//     rows").
 //   - distributed: each product is linear in dz, so it splits over the three terms into products XLA already
 //     runs well (1×1 convolutions for dx, GEMMs for dW), with A and B folded into copies of the small kernel:
 //

@@ -12,13 +12,14 @@ import (
 // A block's expansion is z = x·W (a 1×1 convolution: pixels × channels), then batch norm and ReLU6. Batch norm's
 // backward pass ends in dz = A·g + B·z + C per channel (g: the gradient through ReLU6, from the depthwise dx kernel;
 // A, B, C from batch norm's sums), and the convolution's backward pass reads dz twice: dx = dz·Wᵀ and dW = xᵀ·dz.
-// XLA writes dz in a pass of its own (run61's largest loop_convert_fusions, at the memory's speed) and the two
+// XLA writes dz in a pass of its own (a profile's largest loop_convert_fusions, at the memory's speed) and the two
 // products read it again. This kernel makes dz from g and z tile by tile, in registers, and feeds it to both
 // products at once: g and z are read once, dz is never written. Each program walks `tiles` tiles of bp pixels; in
 // each it goes through the channels in blocks of bc, adding each block's dz·Wᵀ into the tile's dx (stored once the
 // channels are done) and xᵀ·dz into that block's [K, bc] accumulator, which it stores at the end as its partial sum
-// of dW ([programs, K, C] f32, added up by XLA). Why blocks: run62's first version held [64, cp] tiles of g, z and dz
-// for all channels at once and ran at 255 registers a thread, 12.5% occupancy and 0.5–2 TB/s.
+// of dW ([programs, K, C] f32, added up by XLA). Why blocks: a first version held [64, cp] tiles of g, z and dz for
+// all channels at once and ran out of registers, at low occupancy and well under the memory's speed (README,
+// "Kernels that walk rows").
 
 // expandGradTiling is how the kernel covers P pixels of K input and C output channels: kp is K rounded up to a
 // power of two (at least 16, tt.dot's smallest), bc the channels of a block (at most 64) and blocks their count, bp

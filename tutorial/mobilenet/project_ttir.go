@@ -30,13 +30,12 @@ import (
 // Triton's num_warps and num_stages (the latter only matters to the weight-gradient kernel's loop).
 type projectTiling struct{ p, c, k, kp, bc, blocks, bp, tiles, programs, warps, stages int }
 
-// The default tile, which ProjectTile's fields override. run75 swept each field alone in kernel profiles at 128 on
-// an H100 (assets/gpu-runs/2026-12-07-h100-run75/proj-tiles.txt, µs a step of the 14 kernels): the forward kernels
-// of the layers to at most 32 channels from at most 192 are 6–12% faster on 128 pixels a tile (the 14×14 ones, to
-// 64, 13–21% slower), and the weight-gradient loop 2–48% faster with Triton's software pipelining (num_stages 3)
-// on six of its seven layers (131 → 68 µs on the 112×112 one, which the 256 programs of one 64-pixel tile after
-// another had left waiting on memory). Warps, channel blocks and 32 pixels lost or tied everywhere. As ladder
-// configurations (run76) the new defaults made the step 1.0% faster at 512 and 0.8% at 128.
+// The default tile, which ProjectTile's fields override: the fastest of a sweep of each field alone in kernel
+// profiles at batch 128 on an H100 (assets/gpu-runs/2026-12-07-h100-run75/proj-tiles.txt). The forward kernels of
+// the layers to at most 32 channels from at most 192 are faster on 128 pixels a tile (the 14×14 ones, to 64,
+// slower), and the weight-gradient loop faster with Triton's software pipelining (num_stages 3) on six of its seven
+// layers, most of all on the 112×112 one, which the 256 programs of one 64-pixel tile after another had left
+// waiting on memory. Warps, channel blocks and 32 pixels lost or tied everywhere.
 const (
 	projectMaxK       = 64
 	projectPixels     = 64
@@ -48,16 +47,16 @@ const (
 	projectWarps      = 4
 	// About this many programs of the weight-gradient kernel along the pixels, each writing a [C, K] partial sum:
 	// at batch 128 on the 56×56 layers (144 → 24 channels) 14 KB against the 1.1 MB of y a program reads. More
-	// programs made XLA's sums of them slower by more than the kernels gained (run75: 1024 and 4096).
+	// programs (1024 and 4096 in the same sweep) made XLA's sums of them slower by more than the kernels gained.
 	projectPrograms = 256
 )
 
 // excerpt: projection-tiling
 
 // newProjectTiling is the tiling of the forward kernel (forward) or the weight-gradient kernel: tile's fields where
-// set, else run75's picks — 128 pixels a tile for the forward kernel of a layer to at most 32 channels from at most
-// 192, num_stages 3 for the weight gradient's loop, and otherwise 64 pixels, blocks of 64 channels, about 256
-// programs and 4 warps.
+// set, else the defaults a profile sweep picked — 128 pixels a tile for the forward kernel of a layer to at most 32
+// channels from at most 192, num_stages 3 for the weight gradient's loop, and otherwise 64 pixels, blocks of 64
+// channels, about 256 programs and 4 warps.
 func newProjectTiling(p, c, k int, tile ProjectTile, forward bool) projectTiling {
 	pixels, stages := projectPixels, cmp.Or(tile.Stages, projectGradStages)
 	if forward {

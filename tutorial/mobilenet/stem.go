@@ -6,12 +6,10 @@ import (
 	"github.com/gomlx/gomlx/support/exceptions"
 )
 
-// The stem is MobileNetV2's first layer: a 3×3, stride-2 convolution from the image's 3 channels to 32. Three
-// input channels are a poor fit for cuDNN, which has no tensor-core kernel for them: in the H200 profile of 12@128
-// (assets/gpu-runs/2026-12-04-h200-run33) the forward convolution ran on the generic
-// convolve_common_engine_float_NHWC (244 µs a step) and the filter gradient padded the input to 8 channels with a
-// kernel of its own before an implicit GEMM (261 µs): 4.6% of the step's kernel time, for about 4% of the
-// network's multiply-adds.
+// The stem is MobileNetV2's first layer: a 3×3, stride-2 convolution from the image's 3 channels to 32. Three input
+// channels are a poor fit for cuDNN, which has no tensor-core kernel for them: in the H200 profile of 12@128
+// (assets/gpu-runs/2026-12-04-h200-run33) the forward convolution ran on the generic convolve_common_engine_float_NHWC
+// and the filter gradient padded the input to 8 channels with a kernel of its own before an implicit GEMM.
 //
 // Two formulations give the tensor cores a shape they take:
 //
@@ -23,12 +21,11 @@ import (
 //     the filter gradient, patchesᵀ·dy) are plain GEMMs, and XLA fuses building the patches into one pass over
 //     the image. The image gets no gradient, so nothing is spent undoing the patches.
 //
-// On the H200 (run34 and run35, beside the same options without it) the patches took the stem from 505 to about
-// 100 µs of GEMMs a step at batch 128, plus 200–230 µs to build them: 1.6% more samples/s at 128 in run34 (2–3%
-// against run35's one control), 0.7–0.8% at 256 and 512. The cost is memory: the product's gradient keeps the
-// patches (103 MB at batch 128) where the convolution kept the image (39 MB), 64 MB more at the peak. A gradient
-// of its own that rebuilt the patches from the image behind an optimization barrier left the peak where it was
-// and the step slower (run37), so it is not here.
+// On the H200 the patches' GEMMs and the pass that builds them took less time than the convolutions, and the step
+// was faster at batch 128, 256 and 512. The cost is memory: the product's gradient keeps the patches (103 MB at
+// batch 128) where the convolution kept the image (39 MB), 64 MB more at the peak. A gradient of its own that
+// rebuilt the patches from the image behind an optimization barrier left the peak where it was and the step
+// slower, so it is not here (README, "Kernel-level levers: the stem, and Go's options beside PyTorch in one call").
 
 // StemForm names a formulation of the stem (Config.Stem).
 type StemForm int
@@ -108,15 +105,15 @@ func stemPatches(x, k *Node, stride int) *Node {
 // written as a space-to-depth rearrangement of the image followed by a stride-1 2×2 convolution.
 //
 // Why: cuDNN has no tensor-core kernel for 3 input channels, and stemPatches, which avoids cuDNN, writes a
-// [B,112,112,32] patch matrix (103 MB in bfloat16 at batch 128, 194 µs a step to build in a GPU profile) and keeps
-// it for the filter gradient. Here the padded image is rearranged once into 2×2 blocks — [B,113,113,16] with the
-// zero channels, about 39 → 52 MB at batch 128 — and cuDNN gets a 2×2 convolution over 16 channels, an implicit
-// GEMM with a contracted axis of K = 2·2·16 = 64; the filter gradient keeps only the rearranged image. A stride-2
-// 3×3 window starting at padded row 2i covers rows 2i, 2i+1 (block i) and 2i+2 (the first row of block i+1), so
-// the 3×3 kernel, embedded in a 4×4 one with a zero last row and column, is a 2×2 kernel over blocks.
+// [B,112,112,32] patch matrix (103 MB in bfloat16 at batch 128) and keeps it for the filter gradient. Here the padded
+// image is rearranged once into 2×2 blocks — [B,113,113,16] with the zero channels, about 39 → 52 MB at batch 128 — and
+// cuDNN gets a 2×2 convolution over 16 channels, an implicit GEMM with a contracted axis of K = 2·2·16 = 64; the filter
+// gradient keeps only the rearranged image. A stride-2 3×3 window starting at padded row 2i covers rows 2i, 2i+1 (block
+// i) and 2i+2 (the first row of block i+1), so the 3×3 kernel, embedded in a 4×4 one with a zero last row and column,
+// is a 2×2 kernel over blocks.
 //
-// On an H100 (assets/gpu-runs/2026-12-06-h100-run58) XLA does the rearrangement in one pad fusion (45 µs at batch
-// 128) and the stem's kernels took 231 µs a step against the patches' 338: 1.1–1.3% more samples/s, less memory.
+// On an H100 XLA does the rearrangement in one pad fusion, and the stem's kernels took less time a step than the
+// patches', for a faster step in less memory (assets/gpu-runs/2026-12-06-h100-run58).
 //
 // Only k's gradient is right: GoMLX v0.28.16's gradient of a convolution with respect to its input is shifted by
 // one position along each axis where the kernel's size is even, so x's gradient through the 2×2 convolution is

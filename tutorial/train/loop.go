@@ -158,9 +158,9 @@ func (l *Loop) call(i int) (Timing, error) {
 		loss, err = l.Trainer.Step(x, labels)
 		t.Compute = time.Since(t0)
 		// The step has run (go-xla's Execute returns when the device is done), so the batch is free now: without
-		// this its device buffers waited for the garbage collector, and uploaded batches piled up on the GPU —
-		// rung 6's allocator peak was 1.3–1.5 GB above its compiled plan, and the process carried it into the
-		// next rung (assets/gpu-runs/2026-12-04-h200-run29).
+		// this its device buffers waited for the garbage collector, and uploaded batches piled up on the GPU above
+		// the compiled plan's peak, which the process carried into the next rung
+		// (assets/gpu-runs/2026-12-04-h200-run29).
 		err = errors.Join(err, x.FinalizeAll(), labels.FinalizeAll())
 	}
 	if err != nil {

@@ -39,7 +39,7 @@ type Kernel struct {
 	// Warps is the number of warps per program (Triton's num_warps; 0 means 4).
 	Warps int
 	// Stages is Triton's num_stages, how many iterations of a loop's loads its software pipeliner keeps in flight
-	// (0 means 1: no pipelining, which run54 found as fast for the depthwise row loops).
+	// (0 means 1: no pipelining, as fast for the depthwise row loops: assets/gpu-runs/2026-12-06-h100-run54/).
 	Stages int
 }
 

@@ -5,11 +5,10 @@ package autotune
 // decoded messages would keep every field too, but could reorder map entries and the fields that this package's
 // copy of the .proto lacks).
 //
-// Why: a cache entry pins XLA's choice for an instruction; a process that loads it never tunes that instruction
-// again. To let XLA choose again under new constraints — cuDNN engines excluded by a CUDNN_ERRATA_JSON_FILE, as
-// in assets/gpu-runs/2026-12-03-h200-run18 and -run19, which asked whether the runtime-compiled depthwise
-// engines could be avoided — the entries that chose the excluded engines have to go, and only those: the rest of
-// the cache stays warm.
+// Why: a cache entry pins XLA's choice for an instruction; a process that loads it never tunes that instruction again.
+// To let XLA choose again under new constraints — cuDNN engines excluded by a CUDNN_ERRATA_JSON_FILE, as when the
+// project asked whether the runtime-compiled depthwise engines could be avoided (README, "Compile time") — the entries
+// that chose the excluded engines have to go, and only those: the rest of the cache stays warm.
 func Filter(data []byte, drop func(Entry) bool) ([]byte, int, error) {
 	c, spans, err := decode(data) // checks every field; spans[i] is where entry i's field lies
 	if err != nil {
