@@ -20,8 +20,8 @@ const (
 	FastStartOff FastStartMode = ""
 	// FastStartKernels ("on") has the model compute its depthwise convolutions with the project's Triton kernels
 	// (mobilenet's dw-*=triton formulations), so there are no depthwise plans to build: a warm first call of about a
-	// second, for a step at most a little slower (README, "Compile time"). The backend only records the choice; the
-	// ladder applies it (ladder.Options.FastStart). CUDA XLA only.
+	// second (README, "Executable cache and fast start", says what its step costs or gains). The backend only
+	// records the choice; the ladder applies it (ladder.Options.FastStart). CUDA XLA only.
 	FastStartKernels FastStartMode = "kernels"
 	// FastStartConvFusion adds [ConvFusionFlag]: cuDNN builds its plans while XLA compiles, and they travel in the
 	// serialized executable. It was the first fast start; its step is slower than the Triton kernels' (README,
