@@ -2,7 +2,6 @@ package mobilenet
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -53,22 +52,20 @@ func TestTTInterpProject(t *testing.T) {
 			statsKernel := projectForwardKernel(fw, c.elem, true)
 			out2, sums := make([]float64, c.p*c.k), make([]float64, statsKernel.Grid[0]*2*c.k)
 			mustRunTT(t, statsKernel, y, scale, shift, w, out2, sums)
-			for k := range c.k {
-				want, wantSq, got, gotSq := 0.0, 0.0, 0.0, 0.0
-				for p := range c.p {
-					o := out2[p*c.k+k]
-					want, wantSq = want+o, wantSq+o*o
-					if o != out[p*c.k+k] {
-						t.Fatalf("out[%d, %d] = %g with stats, %g without", p, k, o, out[p*c.k+k])
-					}
-				}
-				for pr := range statsKernel.Grid[0] {
-					got, gotSq = got+sums[(pr*2)*c.k+k], gotSq+sums[(pr*2+1)*c.k+k]
-				}
-				if math.Abs(got-want) > 1e-4*(1+math.Abs(want)) || math.Abs(gotSq-wantSq) > 1e-4*(1+wantSq) {
-					t.Fatalf("channel %d: sums %g, %g; want %g, %g", k, got, gotSq, want, wantSq)
+			for i, o := range out2 {
+				if o != out[i] {
+					t.Fatalf("out[%d, %d] = %g with stats, %g without", i/c.k, i%c.k, o, out[i])
 				}
 			}
+			// sums [programs, 2, K]: row 0 of each program sums the stored output, row 1 its square.
+			checkProduct(t, "sums", 2, c.k, c.p, 1e-4, programSums(sums, statsKernel.Grid[0], 2, c.k),
+				func(s, k, p int) float64 {
+					o := out2[p*c.k+k]
+					if s == 1 {
+						return o * o
+					}
+					return o
+				})
 			mustRunTT(t, projectWeightGradKernel(tl, c.elem), y, scale, shift, dout, part)
 			tol := 1e-4
 			if c.elem == "bf16" {
